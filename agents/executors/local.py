@@ -1,0 +1,80 @@
+"""`LocalPythonExecutor`: runs code in this process. Fast and simple, and NOT a sandbox.
+
+Use it only with trusted models or for tests; the sandboxed executor is the default.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+from agents.errors import AgentExecutionError
+from agents.executors.base import CodeOutput
+from agents.executors.python_runner import (
+    BoundedLog,
+    DEFAULT_MAX_LOG_CHARS,
+    authorized_roots,
+    final_answer_function,
+    format_exception,
+    guarded_import,
+    is_pil_image,
+    make_print,
+    run_snippet,
+)
+
+
+class LocalPythonExecutor:
+    """Runs snippets with `exec` against a namespace that persists across calls.
+
+    Args:
+        additional_authorized_imports: Module names code may import besides the base list;
+            `"*"` allows all.
+        max_print_outputs_length: Cap on captured print output per call, in characters.
+    """
+
+    isolation = {"process": False, "rlimits": False, "seccomp": False, "landlock": False,
+                 "clean_env": False, "level": "none (in-process)"}
+
+    def __init__(
+        self,
+        additional_authorized_imports: list[str] | None = None,
+        max_print_outputs_length: int | None = None,
+        **_: Any,
+    ):
+        self.roots = authorized_roots(additional_authorized_imports)
+        self.max_log = max_print_outputs_length or DEFAULT_MAX_LOG_CHARS
+        self._tools: dict[str, Any] = {}
+        self._variables: dict[str, Any] = {}
+        self.namespace: dict[str, Any] = {}
+        self.reset()
+
+    def reset(self) -> None:
+        safe_builtins = dict(vars(builtins))
+        safe_builtins["__import__"] = guarded_import(self.roots)
+        self.namespace = {"__builtins__": safe_builtins, "__name__": "__agent__"}
+        self.namespace.update(self._variables)
+        self.namespace.update(self._tools)
+
+    def send_variables(self, variables: dict[str, Any]) -> None:
+        self._variables.update(variables)
+        self.namespace.update(variables)
+
+    def send_tools(self, tools: dict[str, Any]) -> None:
+        self._tools = dict(tools)
+        self._tools["final_answer"] = final_answer_function
+        self.namespace.update(self._tools)
+
+    def __call__(self, code: str) -> CodeOutput:
+        log = BoundedLog(self.max_log)
+        self.namespace["__builtins__"]["print"] = make_print(log)
+        try:
+            value, is_final = run_snippet(code, self.namespace, self.roots)
+        except Exception as error:
+            raise AgentExecutionError(
+                f"Code execution failed: {format_exception(error)}", logs=log.text()
+            ) from error
+        images = [value] if is_pil_image(value) else []
+        return CodeOutput(output=value, logs=log.text(), is_final_answer=is_final, images=images)
+
+    def close(self) -> None:
+        self.namespace.clear()

@@ -1,0 +1,291 @@
+"""`Tool`: plain data (name, description, inputs, output type) plus a `forward` function."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from typing import Any
+
+AUTHORIZED_TYPES = (
+    "string",
+    "boolean",
+    "integer",
+    "number",
+    "image",
+    "audio",
+    "array",
+    "object",
+    "any",
+    "null",
+)
+
+_PYTHON_CHECKS: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "boolean": (bool,),
+    "integer": (int,),
+    "number": (int, float),
+    "array": (list, tuple),
+    "object": (dict,),
+}
+
+
+class ToolDefinitionError(ValueError):
+    """A tool is defined wrongly (a developer mistake, raised at definition)."""
+
+
+class ToolArgumentError(ValueError):
+    """A tool was called with wrong arguments (a model mistake, shown to the model)."""
+
+
+class Tool:
+    """A function an agent can call, described for the model.
+
+    Subclasses set the class attributes and implement `forward`:
+
+    Args:
+        name: A Python identifier the model calls the tool by.
+        description: What the tool does, for the model.
+        inputs: `{arg: {"type": ..., "description": ..., "nullable": bool}}`.
+        output_type: One of `AUTHORIZED_TYPES`.
+    """
+
+    name: str = ""
+    description: str = ""
+    inputs: dict[str, dict[str, Any]] = {}
+    output_type: str = "any"
+    output_schema: dict[str, Any] | None = None
+    skip_forward_signature_validation: bool = False
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        self.is_initialized = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        original_init = cls.__init__
+
+        def init_then_validate(self: Tool, *args: Any, **kw: Any) -> None:
+            original_init(self, *args, **kw)
+            if type(self).__init__ is init_then_validate:
+                self.validate()
+
+        init_then_validate.__wrapped__ = original_init  # type: ignore[attr-defined]
+        cls.__init__ = init_then_validate  # type: ignore[method-assign]
+
+    # -- definition --------------------------------------------------------------------
+
+    def validate(self) -> None:
+        """Check the definition; raise `ToolDefinitionError` saying what to fix."""
+        label = f"Tool {type(self).__name__}"
+        if not isinstance(self.name, str) or not self.name.isidentifier():
+            raise ToolDefinitionError(f"{label}: name {self.name!r} must be a Python identifier.")
+        if not isinstance(self.description, str) or not self.description.strip():
+            raise ToolDefinitionError(f"{label} ({self.name}): give it a non-empty description.")
+        if not isinstance(self.inputs, dict):
+            raise ToolDefinitionError(f"{label} ({self.name}): inputs must be a dict.")
+        for arg, spec in self.inputs.items():
+            _check_input(self.name, arg, spec)
+        if self.output_type not in AUTHORIZED_TYPES:
+            raise ToolDefinitionError(
+                f"{label} ({self.name}): output_type {self.output_type!r} is not one of "
+                f"{', '.join(AUTHORIZED_TYPES)}."
+            )
+        if not self.skip_forward_signature_validation:
+            self._check_forward_signature()
+
+    def _check_forward_signature(self) -> None:
+        params = inspect.signature(self.forward).parameters
+        if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+            return
+        names = [n for n, p in params.items() if p.kind is not p.VAR_POSITIONAL]
+        if set(names) != set(self.inputs):
+            raise ToolDefinitionError(
+                f"Tool {self.name}: forward() takes {sorted(names)} but inputs declares "
+                f"{sorted(self.inputs)}; make them the same."
+            )
+
+    # -- use ---------------------------------------------------------------------------
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"Tool {self.name} must implement forward().")
+
+    def setup(self) -> None:
+        """Run once before first use: load heavy things here, not in `__init__`."""
+        self.is_initialized = True
+
+    def __call__(self, *args: Any, sanitize_inputs_outputs: bool = False, **kwargs: Any) -> Any:
+        if not getattr(self, "is_initialized", False):
+            self.setup()
+            self.is_initialized = True
+        if len(args) == 1 and not kwargs and isinstance(args[0], dict):
+            candidate = args[0]
+            if candidate and set(candidate) <= set(self.inputs) and len(self.inputs) != 1:
+                args, kwargs = (), candidate
+        if sanitize_inputs_outputs:
+            self.validate_arguments(_bind(self, args, kwargs))
+        return self.forward(*args, **kwargs)
+
+    def validate_arguments(self, arguments: dict[str, Any]) -> None:
+        """Check a call's arguments against `inputs`; raise `ToolArgumentError` if wrong."""
+        if not isinstance(arguments, dict):
+            raise ToolArgumentError(
+                f"Tool {self.name} takes named arguments as an object, got {arguments!r}. "
+                + self.usage()
+            )
+        unknown = sorted(set(arguments) - set(self.inputs))
+        if unknown:
+            raise ToolArgumentError(
+                f"Tool {self.name} has no argument {', '.join(unknown)}. " + self.usage()
+            )
+        for arg, spec in self.inputs.items():
+            if arg not in arguments:
+                if not spec.get("nullable"):
+                    raise ToolArgumentError(
+                        f"Tool {self.name} needs argument '{arg}'. " + self.usage()
+                    )
+                continue
+            _check_value(self, arg, spec, arguments[arg])
+
+    def usage(self) -> str:
+        return f"Usage: {self.signature()}: {self.description}"
+
+    # -- how the model sees it ---------------------------------------------------------
+
+    def signature(self) -> str:
+        """A readable Python signature, e.g. `search(query: string, limit?: integer) -> string`."""
+        args = ", ".join(
+            f"{arg}{'?' if spec.get('nullable') else ''}: {spec['type']}"
+            for arg, spec in self.inputs.items()
+        )
+        return f"{self.name}({args}) -> {self.output_type}"
+
+    def to_code_prompt(self) -> str:
+        """The tool as a Python function stub for code agents' system prompts."""
+        args = ", ".join(
+            f"{arg}: {_py_type(spec['type'])}{' = None' if spec.get('nullable') else ''}"
+            for arg, spec in self.inputs.items()
+        )
+        doc = [self.description.strip()]
+        if self.inputs:
+            doc.append("\n    Args:")
+            doc.extend(
+                f"        {arg}: {spec.get('description', '')}" for arg, spec in self.inputs.items()
+            )
+        body = "\n".join(doc)
+        return (
+            f"def {self.name}({args}) -> {_py_type(self.output_type)}:\n"
+            f'    """{body}\n    """'
+        )
+
+    def to_tool_calling_prompt(self) -> str:
+        """The tool as a readable entry for tool-calling agents' system prompts."""
+        lines = [f"- {self.signature()}", f"    {self.description.strip()}"]
+        lines += [f"    {arg}: {spec.get('description', '')}" for arg, spec in self.inputs.items()]
+        return "\n".join(lines)
+
+    def to_tool_schema(self) -> dict[str, Any]:
+        """An OpenAI-style function schema for native tool calling."""
+        properties = {}
+        for arg, spec in self.inputs.items():
+            prop = {k: v for k, v in spec.items() if k != "nullable"}
+            prop["type"] = _json_type(spec["type"])
+            properties[arg] = prop
+        required = [a for a, s in self.inputs.items() if not s.get("nullable")]
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": {"type": "object", "properties": properties, "required": required},
+            },
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "inputs": self.inputs,
+            "output_type": self.output_type,
+        }
+
+    def __repr__(self) -> str:
+        return f"<Tool {self.signature()}>"
+
+
+def _check_input(tool: str, arg: str, spec: Any) -> None:
+    where = f"Tool {tool}, input '{arg}'"
+    if not isinstance(spec, dict) or "type" not in spec or "description" not in spec:
+        raise ToolDefinitionError(f"{where}: needs a dict with 'type' and 'description'.")
+    types = spec["type"] if isinstance(spec["type"], list) else [spec["type"]]
+    for kind in types:
+        if kind not in AUTHORIZED_TYPES:
+            raise ToolDefinitionError(
+                f"{where}: type {kind!r} is not one of {', '.join(AUTHORIZED_TYPES)}."
+            )
+
+
+def _check_value(tool: Tool, arg: str, spec: dict[str, Any], value: Any) -> None:
+    if value is None:
+        if spec.get("nullable") or spec["type"] in ("any", "null"):
+            return
+        raise ToolArgumentError(f"Tool {tool.name}: argument '{arg}' may not be null. " + tool.usage())
+    types = spec["type"] if isinstance(spec["type"], list) else [spec["type"]]
+    for kind in types:
+        checks = _PYTHON_CHECKS.get(kind)
+        if checks is None:
+            return
+        if isinstance(value, checks) and not (kind in ("integer", "number") and isinstance(value, bool)):
+            return
+    raise ToolArgumentError(
+        f"Tool {tool.name}: argument '{arg}' should be {spec['type']}, "
+        f"got {type(value).__name__} {_short(value)}. " + tool.usage()
+    )
+
+
+def _bind(tool: Tool, args: tuple, kwargs: dict[str, Any]) -> dict[str, Any]:
+    bound = dict(zip(tool.inputs, args))
+    bound.update(kwargs)
+    return bound
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) < 80 else text[:77] + "..."
+
+
+def _py_type(kind: Any) -> str:
+    names = {
+        "string": "str",
+        "boolean": "bool",
+        "integer": "int",
+        "number": "float",
+        "array": "list",
+        "object": "dict",
+        "image": "PIL.Image.Image",
+        "audio": "Audio",
+        "any": "Any",
+        "null": "None",
+    }
+    if isinstance(kind, list):
+        return " | ".join(names.get(k, k) for k in kind)
+    return names.get(kind, kind)
+
+
+def _json_type(kind: Any) -> Any:
+    mapping = {"image": "string", "audio": "string", "any": "string"}
+    if isinstance(kind, list):
+        return [mapping.get(k, k) for k in kind]
+    return mapping.get(kind, kind)
+
+
+def format_output(value: Any, limit: int = 20000) -> str:
+    """Turn a tool's result into observation text for the model."""
+    if isinstance(value, str):
+        text = value
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False, default=str)
+        except (TypeError, ValueError):
+            text = repr(value)
+    if len(text) > limit:
+        return text[:limit] + f"\n[... {len(text) - limit} more characters cut]"
+    return text
