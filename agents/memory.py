@@ -100,7 +100,7 @@ class ActionStep(MemoryStep):
 
     step_number: int
     timing: Timing = field(default_factory=Timing)
-    model_input_messages: list[ChatMessage] | None = None
+    model_input_messages: list[ChatMessage] | None = field(default=None, repr=False)
     tool_calls: list[ToolCall] | None = None
     error: AgentError | None = None
     model_output_message: ChatMessage | None = None
@@ -155,7 +155,7 @@ class ActionStep(MemoryStep):
 class PlanningStep(MemoryStep):
     """A plan (initial or updated) the model wrote."""
 
-    model_input_messages: list[ChatMessage]
+    model_input_messages: list[ChatMessage] = field(repr=False)
     model_output_message: ChatMessage
     plan: str
     timing: Timing = field(default_factory=Timing)

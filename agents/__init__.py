@@ -1,0 +1,103 @@
+"""The agent core: the ReAct loop, memory, models, executors and errors. No Gradio here.
+
+Model backends are imported on first use, so `import agents` stays light.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from agents.errors import (
+    AgentConfigError,
+    AgentError,
+    AgentExecutionError,
+    AgentGenerationError,
+    AgentMaxStepsError,
+    AgentParsingError,
+    AgentToolCallError,
+    AgentToolExecutionError,
+)
+from agents.memory import (
+    ActionOutput,
+    ActionStep,
+    AgentMemory,
+    FinalAnswerStep,
+    PlanningStep,
+    RunResult,
+    SystemPromptStep,
+    TaskStep,
+    ToolCall,
+    ToolOutput,
+)
+from agents.models.base import Model
+from agents.models.messages import (
+    ChatMessage,
+    ChatMessageStreamDelta,
+    ChatMessageToolCall,
+    MessageRole,
+    TokenUsage,
+)
+from agents.models.scripted import ScriptedModel, ScriptedReply
+
+# name -> module that defines it; loaded on first attribute access.
+_LAZY = {
+    "MultiStepAgent": "agents.agent",
+    "CodeAgent": "agents.code_agent",
+    "ToolCallingAgent": "agents.tool_calling_agent",
+    "ManagedAgent": "agents.managed",
+    "LogLevel": "agents.console",
+    "InferenceClientModel": "agents.models.inference_client",
+    "HfApiModel": "agents.models.inference_client",
+    "TransformersModel": "agents.models.transformers_model",
+    "LiteLLMModel": "agents.models.litellm_model",
+    "OpenAIServerModel": "agents.models.openai_server",
+    "AzureOpenAIServerModel": "agents.models.openai_server",
+    "LlamaCppModel": "agents.models.llama_cpp",
+    "model_from_spec": "agents.models.spec",
+    "default_model": "agents.models.spec",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agents' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + list(_LAZY))
+
+
+__all__ = [
+    "ActionOutput",
+    "ActionStep",
+    "AgentConfigError",
+    "AgentError",
+    "AgentExecutionError",
+    "AgentGenerationError",
+    "AgentMaxStepsError",
+    "AgentMemory",
+    "AgentParsingError",
+    "AgentToolCallError",
+    "AgentToolExecutionError",
+    "ChatMessage",
+    "ChatMessageStreamDelta",
+    "ChatMessageToolCall",
+    "FinalAnswerStep",
+    "MessageRole",
+    "Model",
+    "PlanningStep",
+    "RunResult",
+    "ScriptedModel",
+    "ScriptedReply",
+    "SystemPromptStep",
+    "TaskStep",
+    "TokenUsage",
+    "ToolCall",
+    "ToolOutput",
+    *_LAZY,
+]

@@ -1,0 +1,160 @@
+"""`CodeAgent`: the model writes Python; an executor runs it; prints become observations."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
+
+from agents.agent import MultiStepAgent
+from agents.errors import AgentExecutionError
+from agents.events import drain_while
+from agents.executors import create_executor
+from agents.executors.python_runner import BASE_AUTHORIZED_IMPORTS
+from agents.memory import ActionOutput, ActionStep, ToolCall
+from agents.parsing import extract_code, extract_structured_code
+from agents.prompts import render
+
+STRUCTURED_FORMAT = {
+    "type": "json_schema",
+    "json_schema": {
+        "name": "ThoughtAndCode",
+        "schema": {
+            "type": "object",
+            "properties": {"thought": {"type": "string"}, "code": {"type": "string"}},
+            "required": ["thought", "code"],
+            "additionalProperties": False,
+        },
+        "strict": True,
+    },
+}
+
+STRUCTURED_NOTE = (
+    'Answer with a JSON object {"thought": "...", "code": "..."} instead of the format above; '
+    "put your Python code, without fences, in \"code\".\n"
+)
+
+
+class CodeAgent(MultiStepAgent):
+    """An agent whose actions are Python code, run by an executor.
+
+    Args:
+        tools: Tools, callable from the code as functions.
+        model: The model that writes the code.
+        additional_authorized_imports: Modules the code may import beyond the base list
+            (`"*"` for any).
+        executor_type: "sandbox" (default: a confined worker process) or "local".
+        executor_kwargs: Passed to the executor (timeout, limits, readable paths...).
+        executor: A ready executor, instead of `executor_type`.
+        max_print_outputs_length: Cap on printed output kept per step.
+        use_structured_outputs_internally: Ask for `{"thought", "code"}` JSON through
+            `response_format`.
+        code_block_tags: The (open, close) markers shown to the model.
+        **kwargs: See `MultiStepAgent`.
+    """
+
+    prompt_file = "code_agent"
+    _base_tools_with_interpreter = False
+
+    def __init__(
+        self,
+        tools: list[Any],
+        model: Any,
+        additional_authorized_imports: list[str] | None = None,
+        executor_type: str = "local",
+        executor_kwargs: dict[str, Any] | None = None,
+        executor: Any = None,
+        max_print_outputs_length: int | None = None,
+        use_structured_outputs_internally: bool = False,
+        code_block_tags: tuple[str, str] = ("<code>", "</code>"),
+        **kwargs: Any,
+    ):
+        self.additional_authorized_imports = list(additional_authorized_imports or [])
+        self.authorized_imports = sorted(set(BASE_AUTHORIZED_IMPORTS) | set(
+            self.additional_authorized_imports))
+        self.use_structured_outputs_internally = use_structured_outputs_internally
+        self.code_block_tags = tuple(code_block_tags)
+        self.executor_type = executor_type
+        self.executor_kwargs = dict(executor_kwargs or {})
+        super().__init__(tools, model, **kwargs)
+        self.executor = executor or create_executor(
+            executor_type,
+            additional_authorized_imports=self.additional_authorized_imports,
+            max_print_outputs_length=max_print_outputs_length,
+            **self.executor_kwargs,
+        )
+        self._tools_sent = False
+
+    def initialize_system_prompt(self) -> str:
+        open_tag, close_tag = self.code_block_tags
+        tools = "\n\n".join(t.to_code_prompt() for t in self.tools.values())
+        return render(
+            self.prompt_templates["system_prompt"],
+            code_open=open_tag,
+            code_close=close_tag,
+            tools=tools,
+            managed_agents=self._managed_agents_prompt(),
+            authorized_imports="any module" if "*" in self.authorized_imports
+            else ", ".join(self.authorized_imports),
+            structured_note=STRUCTURED_NOTE if self.use_structured_outputs_internally else "",
+            custom_instructions=self.instructions or "",
+        )
+
+    def _prepare_run(self, additional_args: dict[str, Any]) -> None:
+        callables = {**self.tools, **self.managed_agents}
+        self.executor.send_tools(callables)
+        if self.state:
+            self.executor.send_variables(dict(self.state))
+
+    def _reset_run_state(self) -> None:
+        self.executor.reset()
+
+    def _step_stream(self, step: ActionStep) -> Generator[Any, None, None]:
+        messages = self.write_memory_to_messages()
+        step.model_input_messages = messages
+        kwargs: dict[str, Any] = {}
+        if self.use_structured_outputs_internally:
+            kwargs["response_format"] = STRUCTURED_FORMAT
+        else:
+            kwargs["stop_sequences"] = [self.code_block_tags[1], "Observation:", "Calling tools:"]
+        answer = yield from self._call_model(messages, **kwargs)
+        step.model_output_message = answer
+        step.model_output = answer.text
+        step.token_usage = answer.token_usage
+        if self.use_structured_outputs_internally:
+            _, code = extract_structured_code(answer.text)
+        else:
+            if answer.text and self.code_block_tags[0] in answer.text and not answer.text.rstrip().endswith(
+                self.code_block_tags[1]
+            ):
+                step.model_output = answer.text + self.code_block_tags[1]
+            code = extract_code(answer.text, *self.code_block_tags)
+        step.code_action = code
+        call = ToolCall(name="python_interpreter", arguments=code, id=f"call_{step.step_number}")
+        step.tool_calls = [call]
+        yield call
+        try:
+            if self.managed_agents:
+                result = yield from drain_while(lambda: self.executor(code), self.managed_agents)
+            else:
+                result = self.executor(code)
+        except AgentExecutionError as error:
+            if error.logs:
+                step.observations = f"Execution logs:\n{error.logs}"
+            if error.state_lost:
+                self.state.clear()
+            raise
+        observation = f"Execution logs:\n{result.logs}" if result.logs else "Execution logs: (none)"
+        if not result.is_final_answer:
+            observation += f"\nLast output from code snippet:\n{_short(result.output)}"
+        step.observations = observation
+        step.observations_images = list(result.images) or None
+        step.action_output = result.output
+        yield ActionOutput(output=result.output, is_final_answer=result.is_final_answer)
+
+    def close(self) -> None:
+        self.executor.close()
+
+
+def _short(value: Any, limit: int = 5000) -> str:
+    text = str(value)
+    return text if len(text) <= limit else text[:limit] + f"... [{len(text) - limit} more characters]"

@@ -1,0 +1,88 @@
+"""Console output: one more consumer of the agent's event stream, for terminals."""
+
+from __future__ import annotations
+
+import sys
+from enum import IntEnum
+from typing import Any, TextIO
+
+from agents.memory import ActionStep, FinalAnswerStep, PlanningStep, TaskStep
+from agents.models.messages import ChatMessageStreamDelta
+
+RULE = "─" * 72
+
+
+class LogLevel(IntEnum):
+    """How much the console shows: OFF (nothing), ERROR, INFO (steps), DEBUG (everything)."""
+
+    OFF = -1
+    ERROR = 0
+    INFO = 1
+    DEBUG = 2
+
+
+class ConsoleLogger:
+    """Writes readable step summaries for the events it is given.
+
+    Args:
+        level: A `LogLevel` or int (0 errors only, 1 steps, 2 debug).
+        stream: Where to write (stdout by default).
+    """
+
+    def __init__(self, level: int = LogLevel.INFO, stream: TextIO | None = None):
+        self.level = LogLevel(level)
+        self.stream = stream
+
+    def _write(self, text: str) -> None:
+        out = self.stream or sys.stdout
+        out.write(text + "\n")
+        out.flush()
+
+    def on_run_start(self, task: str, model: Any) -> None:
+        if self.level >= LogLevel.INFO:
+            self._write(f"{RULE}\nNew run · {model!r}\n{task.strip()}\n{RULE}")
+
+    def on_event(self, event: Any) -> None:
+        if isinstance(event, ActionStep):
+            self._action(event)
+        elif isinstance(event, PlanningStep) and self.level >= LogLevel.INFO:
+            self._write(f"Plan:\n{event.plan.strip()}\n{RULE}")
+        elif isinstance(event, FinalAnswerStep) and self.level >= LogLevel.INFO:
+            self._write(f"Final answer: {event.output}")
+        elif isinstance(event, TaskStep) and self.level >= LogLevel.INFO:
+            self._write(f"Task: {event.task}")
+        elif isinstance(event, ChatMessageStreamDelta) and self.level >= LogLevel.DEBUG:
+            (self.stream or sys.stdout).write(event.content or "")
+
+    def _action(self, step: ActionStep) -> None:
+        if step.error is not None and self.level >= LogLevel.ERROR:
+            self._write(f"Step {step.step_number} error: {step.error.message}")
+        if self.level < LogLevel.INFO:
+            return
+        lines = [f"Step {step.step_number}"]
+        if self.level >= LogLevel.DEBUG and step.model_output:
+            lines.append(f"Model output:\n{step.model_output.strip()}")
+        if step.code_action:
+            lines.append("Code:\n" + _indent(step.code_action))
+        elif step.tool_calls:
+            lines += [f"Calling {c.name}({c.arguments})" for c in step.tool_calls]
+        if step.observations:
+            lines.append("Observation:\n" + _indent(step.observations.strip()))
+        lines.append(_footer(step))
+        self._write("\n".join(lines) + f"\n{RULE}")
+
+
+def _indent(text: str) -> str:
+    return "\n".join("  " + line for line in text.splitlines())
+
+
+def _footer(step: ActionStep) -> str:
+    parts = []
+    if step.timing.duration is not None:
+        parts.append(f"{step.timing.duration:.2f} s")
+    if step.token_usage:
+        parts.append(
+            f"input tokens {step.token_usage.input_tokens:,}, "
+            f"output tokens {step.token_usage.output_tokens:,}"
+        )
+    return f"[{' | '.join(parts)}]" if parts else ""
