@@ -278,11 +278,12 @@ def _cut_stream_at_stops(
         pending += delta.content
         cut = cut_stop_sequences(pending, stop_sequences)
         if len(cut) < len(pending):
-            if cut:
-                yield ChatMessageStreamDelta(content=cut, token_usage=delta.token_usage)
-            elif delta.token_usage:
-                yield ChatMessageStreamDelta(token_usage=delta.token_usage)
-            stream.close() if hasattr(stream, "close") else None
+            if cut or delta.token_usage:
+                yield ChatMessageStreamDelta(content=cut or None, token_usage=delta.token_usage)
+            # Keep reading only for the usage report that backends send last.
+            for rest in stream:
+                if rest.token_usage:
+                    yield ChatMessageStreamDelta(token_usage=rest.token_usage)
             return
         safe = len(pending) - (longest - 1)
         if safe > 0:

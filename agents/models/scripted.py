@@ -82,7 +82,6 @@ class ScriptedModel(Model):
         self.call_kwargs: list[dict[str, Any]] = []
         self._cursor = 0
         self._lock = threading.Lock()
-        self._cancel = threading.Event()
 
     def add(self, *replies: Reply) -> None:
         """Append replies to the script."""
@@ -120,7 +119,7 @@ class ScriptedModel(Model):
         return TokenUsage(self.count_tokens(prompt), self.count_tokens(output))
 
     def _generate(self, messages, stop_sequences, response_format, tools, **kwargs):
-        reply = self._next(messages, {"stop_sequences": stop_sequences, "tools": tools, **kwargs})
+        reply = self._next(messages, _call_info(stop_sequences, response_format, tools, kwargs))
         self._wait(reply)
         calls = [ChatMessageToolCall(ToolCallFunction(n, a), new_call_id()) for n, a in reply.tool_calls]
         return ChatMessage(
@@ -133,7 +132,7 @@ class ScriptedModel(Model):
     def _generate_stream(
         self, messages, stop_sequences, response_format, tools, **kwargs
     ) -> Iterator[ChatMessageStreamDelta]:
-        reply = self._next(messages, {"stop_sequences": stop_sequences, "tools": tools, **kwargs})
+        reply = self._next(messages, _call_info(stop_sequences, response_format, tools, kwargs))
         self._wait(reply)
         size = reply.chunk_size or self.chunk_size
         for piece in _pieces(reply.content, size):
@@ -144,6 +143,15 @@ class ScriptedModel(Model):
                 tool_calls=[ToolCallStreamDelta(index, new_call_id(), "function", function)]
             )
         yield ChatMessageStreamDelta(token_usage=self._usage(messages, reply))
+
+
+def _call_info(stop_sequences, response_format, tools, kwargs) -> dict[str, Any]:
+    return {
+        "stop_sequences": stop_sequences,
+        "response_format": response_format,
+        "tools": tools,
+        **kwargs,
+    }
 
 
 def _as_scripted(reply: Any, default_delay: float) -> ScriptedReply:

@@ -1,0 +1,34 @@
+# The two commands of the README are `make run` and `make test`; the rest are for developers.
+PYTHON ?= python3
+
+.PHONY: install install-tests run test test-fast lint format bench
+
+install:
+	bash scripts/install.sh
+
+install-tests:
+	bash scripts/install.sh --tests
+
+run: install
+	$(PYTHON) app.py
+
+test: install-tests
+	$(PYTHON) -m pytest
+
+test-fast:
+	$(PYTHON) -m pytest --fast
+
+lint:
+	$(PYTHON) -m ruff check .
+	$(PYTHON) -m ruff format --check .
+
+format:
+	$(PYTHON) -m ruff format .
+	$(PYTHON) -m ruff check --fix .
+
+bench:
+	$(PYTHON) bench/agent_overhead.py
+	$(PYTHON) bench/executor.py
+	$(PYTHON) bench/models.py
+	$(PYTHON) bench/uploads.py
+	$(PYTHON) bench/ui.py

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Install everything smolui needs on a fresh Debian/Ubuntu machine (also used by CI and Docker).
+#   bash scripts/install.sh            # the app: Python packages (+ libseccomp for the sandbox)
+#   bash scripts/install.sh --tests    # the app and the tests: also Chromium for browser tests
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON="${PYTHON:-python3}"
+want_browser=0
+[ "${1:-}" = "--tests" ] && want_browser=1
+
+apt_packages=()
+ldconfig -p 2>/dev/null | grep -q libseccomp.so.2 || apt_packages+=(libseccomp2)
+if [ "$want_browser" = 1 ] && [ ! -x /usr/bin/chromium ]; then
+  apt_packages+=(chromium)
+fi
+if [ "${#apt_packages[@]}" -gt 0 ]; then
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  echo "install: apt-get install ${apt_packages[*]}"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${apt_packages[@]}"
+fi
+
+# pip: skip the resolver when requirements.txt has not changed since the last good install.
+stamp_dir="${XDG_CACHE_HOME:-$HOME/.cache}/smolui"
+stamp="$stamp_dir/requirements.sha256"
+want="$(sha256sum requirements.txt | cut -d' ' -f1) $("$PYTHON" -c 'import sys; print(sys.prefix)')"
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && "$PYTHON" -c "import llama_cpp, gradio, pytest" 2>/dev/null; then
+  echo "install: Python packages already installed"
+else
+  echo "install: pip install -r requirements.txt (llama-cpp-python compiles once, ~8 min)"
+  "$PYTHON" -m pip install --disable-pip-version-check -q -r requirements.txt
+  mkdir -p "$stamp_dir" && echo "$want" > "$stamp"
+fi
