@@ -34,7 +34,7 @@ from agents.memory import (
     Timing,
 )
 from agents.models.messages import ChatMessage, ChatMessageStreamDelta, TokenUsage
-from agents.prompts import load_prompt_templates, render
+from agents.prompts import load_prompt_templates
 from agents.toolset import build_toolset
 
 
@@ -47,7 +47,7 @@ class MultiStepAgent:
         prompt_templates: Overrides for the packaged prompt templates.
         max_steps: Steps before the agent must answer from memory.
         add_base_tools: Add the default toolbox.
-        verbosity_level: Console output, 0 (errors) to 2 (debug); -1 for silence.
+        verbosity_level: Console output: 0 silent, 1 steps, 2 debug.
         managed_agents: Agents (with `name` and `description`) this agent may call.
         step_callbacks: Called after each step with `(step, agent)`; a list, or a dict
             from step class to list.
@@ -88,7 +88,9 @@ class MultiStepAgent:
         logger: ConsoleLogger | None = None,
     ):
         if not callable(getattr(model, "generate", None)):
-            raise AgentConfigError(f"model must be a Model with a generate() method, got {model!r}.")
+            raise AgentConfigError(
+                f"model must be a Model with a generate() method, got {model!r}."
+            )
         if max_steps < 1:
             raise AgentConfigError(f"max_steps must be at least 1, got {max_steps}.")
         if planning_interval is not None and planning_interval < 1:
@@ -128,8 +130,10 @@ class MultiStepAgent:
     def _managed_agents_prompt(self) -> str:
         if not self.managed_agents:
             return ""
-        lines = ["You can also give tasks to these helper agents, called like tools with a",
-                 "`task` argument (a full, self-contained description of what you want):"]
+        lines = [
+            "You can also give tasks to these helper agents, called like tools with a",
+            "`task` argument (a full, self-contained description of what you want):",
+        ]
         lines += [f"- {name}: {agent.description}" for name, agent in self.managed_agents.items()]
         return "\n".join(lines) + "\n"
 
@@ -141,11 +145,13 @@ class MultiStepAgent:
             (i for i, s in enumerate(self.memory.steps) if isinstance(s, TaskStep)), default=0
         )
         for index, step in enumerate(self.memory.steps):
-            groups.append(context.StepMessages(
-                step.to_messages(summary_mode),
-                is_task=isinstance(step, TaskStep),
-                protected=index >= last_task,
-            ))
+            groups.append(
+                context.StepMessages(
+                    step.to_messages(summary_mode),
+                    is_task=isinstance(step, TaskStep),
+                    protected=index >= last_task,
+                )
+            )
         budget = self._context_budget()
         if not budget:
             return head + [m for g in groups for m in g.messages]
@@ -206,8 +212,9 @@ class MultiStepAgent:
         events = self._logged(self._run_stream(task, limit, images, single_step))
         if stream:
             return events
-        return self._consume(events, self.return_full_result if return_full_result is None
-                             else return_full_result)
+        return self._consume(
+            events, self.return_full_result if return_full_result is None else return_full_result
+        )
 
     def _consume(self, events: Iterator[Any], full: bool) -> Any:
         start, steps_before = time.time(), len(self.memory.steps)
@@ -222,16 +229,18 @@ class MultiStepAgent:
             state = "interrupted" if isinstance(err, AgentInterruptedError) else "error"
             error = err
         new_steps = self.memory.steps[steps_before - 1 :]
-        if any(isinstance(s, ActionStep) and isinstance(s.error, AgentMaxStepsError)
-               for s in new_steps):
+        if any(
+            isinstance(s, ActionStep) and isinstance(s.error, AgentMaxStepsError) for s in new_steps
+        ):
             state = "max_steps_error"
         if not full:
             return output
         usage = TokenUsage()
         for step in new_steps:
             usage = usage + getattr(step, "token_usage", None)
-        return RunResult(output, state, [s.dict() for s in new_steps], usage,
-                         Timing(start, time.time()), error)
+        return RunResult(
+            output, state, [s.dict() for s in new_steps], usage, Timing(start, time.time()), error
+        )
 
     def _logged(self, events: Iterator[Any]) -> Generator[Any, None, None]:
         for event in events:
@@ -306,9 +315,7 @@ class MultiStepAgent:
                     f"Your final answer failed the check '{label}': {error}. Fix it and retry."
                 ) from error
             if not ok:
-                raise AgentError(
-                    f"Your final answer failed the check '{label}'. Fix it and retry."
-                )
+                raise AgentError(f"Your final answer failed the check '{label}'. Fix it and retry.")
 
     def interrupt(self) -> None:
         """Stop the current run at the next step boundary (or during model streaming)."""

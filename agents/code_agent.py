@@ -30,7 +30,7 @@ STRUCTURED_FORMAT = {
 
 STRUCTURED_NOTE = (
     'Answer with a JSON object {"thought": "...", "code": "..."} instead of the format above; '
-    "put your Python code, without fences, in \"code\".\n"
+    'put your Python code, without fences, in "code".\n'
 )
 
 
@@ -69,8 +69,9 @@ class CodeAgent(MultiStepAgent):
         **kwargs: Any,
     ):
         self.additional_authorized_imports = list(additional_authorized_imports or [])
-        self.authorized_imports = sorted(set(BASE_AUTHORIZED_IMPORTS) | set(
-            self.additional_authorized_imports))
+        self.authorized_imports = sorted(
+            set(BASE_AUTHORIZED_IMPORTS) | set(self.additional_authorized_imports)
+        )
         self.use_structured_outputs_internally = use_structured_outputs_internally
         self.code_block_tags = tuple(code_block_tags)
         self.executor_type = executor_type
@@ -93,7 +94,8 @@ class CodeAgent(MultiStepAgent):
             code_close=close_tag,
             tools=tools,
             managed_agents=self._managed_agents_prompt(),
-            authorized_imports="any module" if "*" in self.authorized_imports
+            authorized_imports="any module"
+            if "*" in self.authorized_imports
             else ", ".join(self.authorized_imports),
             structured_note=STRUCTURED_NOTE if self.use_structured_outputs_internally else "",
             custom_instructions=self.instructions or "",
@@ -123,8 +125,10 @@ class CodeAgent(MultiStepAgent):
         if self.use_structured_outputs_internally:
             _, code = extract_structured_code(answer.text)
         else:
-            if answer.text and self.code_block_tags[0] in answer.text and not answer.text.rstrip().endswith(
-                self.code_block_tags[1]
+            if (
+                answer.text
+                and self.code_block_tags[0] in answer.text
+                and not answer.text.rstrip().endswith(self.code_block_tags[1])
             ):
                 step.model_output = answer.text + self.code_block_tags[1]
             code = extract_code(answer.text, *self.code_block_tags)
@@ -157,4 +161,6 @@ class CodeAgent(MultiStepAgent):
 
 def _short(value: Any, limit: int = 5000) -> str:
     text = str(value)
-    return text if len(text) <= limit else text[:limit] + f"... [{len(text) - limit} more characters]"
+    return (
+        text if len(text) <= limit else text[:limit] + f"... [{len(text) - limit} more characters]"
+    )

@@ -13,7 +13,11 @@ RULE = "─" * 72
 
 
 class LogLevel(IntEnum):
-    """How much the console shows: OFF (nothing), ERROR, INFO (steps), DEBUG (everything)."""
+    """How much the console shows: 0 (or OFF) nothing, 1 (INFO) steps, 2 (DEBUG) everything.
+
+    ERROR is kept for smolagents compatibility; errors reach the caller as exceptions and
+    the model as observations, so at 0 the console stays silent.
+    """
 
     OFF = -1
     ERROR = 0
@@ -25,7 +29,7 @@ class ConsoleLogger:
     """Writes readable step summaries for the events it is given.
 
     Args:
-        level: A `LogLevel` or int (0 errors only, 1 steps, 2 debug).
+        level: A `LogLevel` or int (0 silent, 1 steps, 2 debug).
         stream: Where to write (stdout by default).
     """
 
@@ -55,10 +59,10 @@ class ConsoleLogger:
             (self.stream or sys.stdout).write(event.content or "")
 
     def _action(self, step: ActionStep) -> None:
-        if step.error is not None and self.level >= LogLevel.ERROR:
-            self._write(f"Step {step.step_number} error: {step.error.message}")
         if self.level < LogLevel.INFO:
             return
+        if step.error is not None:
+            self._write(f"Step {step.step_number} error: {step.error.message}")
         lines = [f"Step {step.step_number}"]
         if self.level >= LogLevel.DEBUG and step.model_output:
             lines.append(f"Model output:\n{step.model_output.strip()}")

@@ -19,8 +19,14 @@ class ManagedAgent:
         provide_run_summary: Append a summary of its steps to its report.
     """
 
-    def __init__(self, agent: Any, name: str, description: str, provide_run_summary: bool = False,
-                 additional_prompting: str | None = None):
+    def __init__(
+        self,
+        agent: Any,
+        name: str,
+        description: str,
+        provide_run_summary: bool = False,
+        additional_prompting: str | None = None,
+    ):
         if not str(name).isidentifier():
             raise AgentConfigError(f"Managed agent name {name!r} must be a Python identifier.")
         self.agent = agent
@@ -40,8 +46,9 @@ def unwrap_managed(entry: Any) -> tuple[Any, str | None, str | None]:
     return agent, getattr(entry, "name", None), getattr(entry, "description", None)
 
 
-def run_as_managed(agent: Any, task: str, additional_args: dict[str, Any] | None = None,
-                   event_sink: Any = None) -> str:
+def run_as_managed(
+    agent: Any, task: str, additional_args: dict[str, Any] | None = None, event_sink: Any = None
+) -> str:
     """Run `agent` on a manager's task and return its report (and summary if asked)."""
     templates = agent.prompt_templates["managed_agent"]
     full_task = render(templates["task"], name=agent.name, task=task)

@@ -35,8 +35,11 @@ class ToolCall:
     id: str
 
     def dict(self) -> dict[str, Any]:
-        return {"id": self.id, "type": "function",
-                "function": {"name": self.name, "arguments": self.arguments}}
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": self.arguments},
+        }
 
 
 @dataclass
@@ -120,10 +123,14 @@ class ActionStep(MemoryStep):
             calls = json.dumps([c.dict() for c in self.tool_calls], default=str)
             messages.append(_text(MessageRole.TOOL_CALL, f"Calling tools:\n{calls}"))
         if self.observations_images:
-            messages.append(ChatMessage(
-                role=MessageRole.USER.value,
-                content=[{"type": "image", "image": image} for image in self.observations_images],
-            ))
+            messages.append(
+                ChatMessage(
+                    role=MessageRole.USER.value,
+                    content=[
+                        {"type": "image", "image": image} for image in self.observations_images
+                    ],
+                )
+            )
         if self.observations is not None:
             messages.append(_text(MessageRole.TOOL_RESPONSE, f"Observation:\n{self.observations}"))
         if self.error is not None:
@@ -211,8 +218,10 @@ class AgentMemory:
         return [step.dict() for step in self.steps]
 
     def get_succinct_steps(self) -> list[dict[str, Any]]:
-        return [{k: v for k, v in step.dict().items() if k != "model_input_messages"}
-                for step in self.steps]
+        return [
+            {k: v for k, v in step.dict().items() if k != "model_input_messages"}
+            for step in self.steps
+        ]
 
     def token_usage(self) -> TokenUsage:
         total = TokenUsage()
@@ -223,7 +232,8 @@ class AgentMemory:
     def return_full_code(self) -> str:
         """All code the agent ran, in order, as one script."""
         return "\n\n".join(
-            step.code_action for step in self.steps
+            step.code_action
+            for step in self.steps
             if isinstance(step, ActionStep) and step.code_action
         )
 

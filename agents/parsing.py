@@ -70,7 +70,9 @@ def _is_bare_python(text: str) -> bool:
         tree = ast.parse(stripped)
     except SyntaxError:
         return False
-    return any(not isinstance(node, ast.Expr) or isinstance(node.value, ast.Call) for node in tree.body)
+    return any(
+        not isinstance(node, ast.Expr) or isinstance(node.value, ast.Call) for node in tree.body
+    )
 
 
 def _dedent(code: str) -> str:

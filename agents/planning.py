@@ -32,8 +32,14 @@ def planning_step(agent: Any, task: str, max_steps: int) -> Generator[Any, None,
         messages = [
             _system(render(templates["update_plan_pre_messages"], task=task)),
             *history,
-            _user(render(templates["update_plan_post_messages"], task=task, tools=tools,
-                         remaining_steps=remaining)),
+            _user(
+                render(
+                    templates["update_plan_post_messages"],
+                    task=task,
+                    tools=tools,
+                    remaining_steps=remaining,
+                )
+            ),
         ]
     answer = yield from agent._call_model(messages, stop_sequences=["<end_plan>"])
     step = PlanningStep(

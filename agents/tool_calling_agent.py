@@ -31,8 +31,9 @@ class ToolCallingAgent(MultiStepAgent):
     prompt_file = "toolcalling_agent"
     _base_tools_with_interpreter = True
 
-    def __init__(self, tools: list[Any], model: Any, max_tool_threads: int | None = None,
-                 **kwargs: Any):
+    def __init__(
+        self, tools: list[Any], model: Any, max_tool_threads: int | None = None, **kwargs: Any
+    ):
         self.max_tool_threads = max_tool_threads or MAX_PARALLEL_CALLS
         super().__init__(tools, model, **kwargs)
 
@@ -63,11 +64,12 @@ class ToolCallingAgent(MultiStepAgent):
             answer = self.model.parse_tool_calls(answer)
         except AgentParsingError:
             raise
-        calls = [ToolCall(c.function.name, parse_arguments(c.function.arguments), c.id)
-                 for c in answer.tool_calls or []]
+        calls = [
+            ToolCall(c.function.name, parse_arguments(c.function.arguments), c.id)
+            for c in answer.tool_calls or []
+        ]
         step.tool_calls = calls
-        for call in calls:
-            yield call
+        yield from calls
         if self.managed_agents and any(c.name in self.managed_agents for c in calls):
             results = yield from drain_while(lambda: self._run_calls(calls), self.managed_agents)
         else:
@@ -91,7 +93,7 @@ class ToolCallingAgent(MultiStepAgent):
     ) -> Generator[Any, None, None]:
         observations, images, errors = [], [], []
         final, has_final = None, False
-        for call, (value, error) in zip(calls, results):
+        for call, (value, error) in zip(calls, results, strict=True):
             if error is not None:
                 errors.append(f"{call.name}: {error}")
                 continue

@@ -48,6 +48,8 @@ def build_toolset(
                 "description=... when you create it."
             )
         if name in by_name or name in managed:
-            raise AgentConfigError(f"Managed agent name '{name}' is already used by a tool or agent.")
+            raise AgentConfigError(
+                f"Managed agent name '{name}' is already used by a tool or agent."
+            )
         managed[name] = ManagedAgentTool(agent, name, description)
     return by_name, managed

@@ -31,7 +31,9 @@ def noop(x: int) -> int:
 
 
 def code_script(steps: int) -> list[str]:
-    body = [f"Thought: step {i}.\n<code>\ny = noop(x={i})\nprint(y)\n</code>" for i in range(steps - 1)]
+    body = [
+        f"Thought: step {i}.\n<code>\ny = noop(x={i})\nprint(y)\n</code>" for i in range(steps - 1)
+    ]
     return body + ["Thought: done.\n<code>\nfinal_answer(y)\n</code>"]
 
 
@@ -66,7 +68,9 @@ def main() -> None:
         model = ScriptedModel(tool_script(args.steps))
         return ToolCallingAgent(tools=[noop], model=model, verbosity_level=-1)
 
-    print(f"Agent overhead per step ({args.steps}-step runs, {args.repeats} repeats, zero-latency model)")
+    print(
+        f"Agent overhead per step ({args.steps}-step runs, {args.repeats} repeats, zero-latency model)"
+    )
     for label, factory in (("CodeAgent", code_agent), ("ToolCallingAgent", tool_agent)):
         per_step_ms(factory, args.steps, 2)  # warm-up
         samples = per_step_ms(factory, args.steps, args.repeats)

@@ -11,8 +11,8 @@ from typing import Any
 from agents.errors import AgentExecutionError
 from agents.executors.base import CodeOutput
 from agents.executors.python_runner import (
-    BoundedLog,
     DEFAULT_MAX_LOG_CHARS,
+    BoundedLog,
     authorized_roots,
     final_answer_function,
     format_exception,
@@ -32,8 +32,14 @@ class LocalPythonExecutor:
         max_print_outputs_length: Cap on captured print output per call, in characters.
     """
 
-    isolation = {"process": False, "rlimits": False, "seccomp": False, "landlock": False,
-                 "clean_env": False, "level": "none (in-process)"}
+    isolation = {
+        "process": False,
+        "rlimits": False,
+        "seccomp": False,
+        "landlock": False,
+        "clean_env": False,
+        "level": "none (in-process)",
+    }
 
     def __init__(
         self,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import re
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import Any
 
@@ -14,7 +14,7 @@ REQUIRED_KEYS = ("system_prompt", "planning", "managed_agent", "final_answer")
 _PLACEHOLDER = re.compile(r"\{\{\s*(\w+)\s*\}\}")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load(name: str) -> dict[str, Any]:
     import yaml
 

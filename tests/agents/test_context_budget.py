@@ -11,7 +11,9 @@ BUDGET = 3000
 
 def turn_reply(turn: int) -> str:
     noise = "x" * 3000
-    return f"Thought: turn {turn}.\n<code>\nprint('{noise}')\nfinal_answer('answer {turn}')\n</code>"
+    return (
+        f"Thought: turn {turn}.\n<code>\nprint('{noise}')\nfinal_answer('answer {turn}')\n</code>"
+    )
 
 
 def test_200_turn_conversation_stays_under_budget_and_keeps_latest_turn():

@@ -35,7 +35,9 @@ def model_download_tool(task: str) -> str:
 class ModelDownloadTool(Tool):
     name = "model_download_tool"
     description = "Returns the most downloaded model of a given task on the Hub."
-    inputs = {"task": {"type": "string", "description": "The task for which to get the download count."}}
+    inputs = {
+        "task": {"type": "string", "description": "The task for which to get the download count."}
+    }
     output_type = "string"
 
     def forward(self, task: str) -> str:
@@ -48,10 +50,12 @@ def code(*lines: str) -> str:
 
 @pytest.mark.parametrize("download_tool", [model_download_tool, ModelDownloadTool()])
 def test_code_agent_with_a_tool(download_tool):
-    model = ScriptedModel([
-        code('model_name = model_download_tool(task="text-to-video")', "print(model_name)"),
-        code("final_answer(model_name)"),
-    ])
+    model = ScriptedModel(
+        [
+            code('model_name = model_download_tool(task="text-to-video")', "print(model_name)"),
+            code("final_answer(model_name)"),
+        ]
+    )
     agent = CodeAgent(tools=[download_tool], model=model, verbosity_level=-1)
     answer = agent.run(
         "Can you give me the name of the model that has the most downloads in the "
@@ -66,20 +70,24 @@ def test_code_agent_with_a_tool(download_tool):
 
 
 def test_tool_calling_agent():
-    model = ScriptedModel([
-        ScriptedReply(tool_calls=[("model_download_tool", {"task": "text-classification"})]),
-        ScriptedReply(tool_calls=[("final_answer", {"answer": "distilbert/sst2"})]),
-    ])
+    model = ScriptedModel(
+        [
+            ScriptedReply(tool_calls=[("model_download_tool", {"task": "text-classification"})]),
+            ScriptedReply(tool_calls=[("final_answer", {"answer": "distilbert/sst2"})]),
+        ]
+    )
     agent = ToolCallingAgent(tools=[model_download_tool], model=model, verbosity_level=-1)
     assert agent.run("Most downloaded text-classification model?") == "distilbert/sst2"
     assert model.call_kwargs[0]["tools"][0]["function"]["name"] == "model_download_tool"
 
 
 def test_multi_turn_keeps_memory_and_variables():
-    model = ScriptedModel([
-        code("secret = 6 * 7", "final_answer(secret)"),
-        code("final_answer(secret + 1)"),
-    ])
+    model = ScriptedModel(
+        [
+            code("secret = 6 * 7", "final_answer(secret)"),
+            code("final_answer(secret + 1)"),
+        ]
+    )
     agent = CodeAgent(tools=[], model=model, verbosity_level=-1)
     assert agent.run("Compute 6 * 7.") == 42
     assert agent.run("Add one to the previous result.", reset=False) == 43
@@ -104,19 +112,23 @@ def test_stream_yields_steps_then_final_answer():
     assert kinds[-1] == "FinalAnswerStep" and events[-1].output == 1024
     assert kinds.count("ActionStep") == 2
     assert "ChatMessageStreamDelta" in kinds
-    streamed = "".join(e.content or "" for e in events if type(e).__name__ == "ChatMessageStreamDelta")
+    streamed = "".join(
+        e.content or "" for e in events if type(e).__name__ == "ChatMessageStreamDelta"
+    )
     assert "x ** 10" in streamed and "</code>" not in streamed
     assert any(isinstance(e, ToolCall) for e in events)
 
 
 def test_planning_interval():
-    model = ScriptedModel([
-        "1. compute\n2. answer",
-        code("y = 3"),
-        code("z = 4"),
-        "Updated plan: answer now",
-        code("final_answer(y + z)"),
-    ])
+    model = ScriptedModel(
+        [
+            "1. compute\n2. answer",
+            code("y = 3"),
+            code("z = 4"),
+            "Updated plan: answer now",
+            code("final_answer(y + z)"),
+        ]
+    )
     agent = CodeAgent(tools=[], model=model, planning_interval=2, verbosity_level=-1)
     events = list(agent.run("add", stream=True))
     plans = [e for e in events if isinstance(e, PlanningStep)]
@@ -132,18 +144,24 @@ def test_managed_agents(wrapped):
     if wrapped:
         web_agent = CodeAgent(tools=[], model=web_model, verbosity_level=-1)
         managed = ManagedAgent(
-            agent=web_agent, name="web_search",
+            agent=web_agent,
+            name="web_search",
             description="Runs web searches for you. Give it your query as an argument.",
         )
     else:
         managed = web_agent = CodeAgent(
-            tools=[], model=web_model, name="web_search", verbosity_level=-1,
+            tools=[],
+            model=web_model,
+            name="web_search",
+            verbosity_level=-1,
             description="Runs web searches for you. Give it your query as an argument.",
         )
-    manager_model = ScriptedModel([
-        code('report = web_search(task="Who is the CEO of Hugging Face?")', "print(report)"),
-        code('final_answer("Clem Delangue")'),
-    ])
+    manager_model = ScriptedModel(
+        [
+            code('report = web_search(task="Who is the CEO of Hugging Face?")', "print(report)"),
+            code('final_answer("Clem Delangue")'),
+        ]
+    )
     manager = CodeAgent(tools=[], model=manager_model, managed_agents=[managed], verbosity_level=-1)
     events = list(manager.run("Who is the CEO of Hugging Face?", stream=True))
     assert events[-1].output == "Clem Delangue"
@@ -158,7 +176,9 @@ def test_step_callbacks_get_each_step():
     seen = []
     model = ScriptedModel([code("a = 1"), code("final_answer(a)")])
     agent = CodeAgent(
-        tools=[], model=model, verbosity_level=-1,
+        tools=[],
+        model=model,
+        verbosity_level=-1,
         step_callbacks=[lambda step, agent: seen.append((step.step_number, agent.name))],
     )
     agent.run("go")
@@ -206,7 +226,9 @@ def test_images_and_additional_args():
     image = Image.new("RGB", (4, 4), "red")
     model = ScriptedModel([code("final_answer(len(words) + photo.size[0])")])
     agent = CodeAgent(tools=[], model=model, verbosity_level=-1)
-    answer = agent.run("count", images=[image], additional_args={"words": ["a", "b"], "photo": image})
+    answer = agent.run(
+        "count", images=[image], additional_args={"words": ["a", "b"], "photo": image}
+    )
     assert answer == 6
     task_blocks = model.calls[0][1]["content"]
     assert any(b["type"] == "image_url" for b in task_blocks)

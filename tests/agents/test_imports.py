@@ -5,7 +5,17 @@ from __future__ import annotations
 import subprocess
 import sys
 
-HEAVY = ["torch", "transformers", "litellm", "gradio", "llama_cpp", "openai", "huggingface_hub", "PIL", "mcp"]
+HEAVY = [
+    "torch",
+    "transformers",
+    "litellm",
+    "gradio",
+    "llama_cpp",
+    "openai",
+    "huggingface_hub",
+    "PIL",
+    "mcp",
+]
 
 
 def test_import_is_light_and_does_no_io(tmp_path):
@@ -24,8 +34,14 @@ def test_import_is_light_and_does_no_io(tmp_path):
         "print('HEAVY', heavy); print('WRITES', opened)\n"
     )
     result = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path,
-        env={"PYTHONPATH": str(__import__("pathlib").Path(__file__).resolve().parents[2]), "PATH": "/usr/bin:/bin"},
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={
+            "PYTHONPATH": str(__import__("pathlib").Path(__file__).resolve().parents[2]),
+            "PATH": "/usr/bin:/bin",
+        },
         timeout=60,
     )
     assert result.returncode == 0, result.stderr

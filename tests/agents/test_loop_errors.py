@@ -76,7 +76,9 @@ def test_transient_provider_errors_are_retried():
 
 
 def test_agent_is_usable_after_a_generation_error():
-    model = ScriptedModel([ScriptedReply(error=ProviderServerError("down")), code("final_answer(5)")])
+    model = ScriptedModel(
+        [ScriptedReply(error=ProviderServerError("down")), code("final_answer(5)")]
+    )
     agent = CodeAgent(tools=[], model=model, verbosity_level=-1)
     with pytest.raises(AgentGenerationError):
         agent.run("first")
@@ -84,13 +86,15 @@ def test_agent_is_usable_after_a_generation_error():
 
 
 def test_tool_errors_reach_the_model_for_tool_calling_agent():
-    model = ScriptedModel([
-        ScriptedReply(tool_calls=[("divide", {"a": 1, "b": 0})]),
-        ScriptedReply(tool_calls=[("divide", {"a": "one"})]),
-        ScriptedReply(tool_calls=[("nope", {})]),
-        ScriptedReply(tool_calls=[("divide", '{"a": 9, "b": 3}')]),
-        ScriptedReply(tool_calls=[("final_answer", {"answer": "3.0"})]),
-    ])
+    model = ScriptedModel(
+        [
+            ScriptedReply(tool_calls=[("divide", {"a": 1, "b": 0})]),
+            ScriptedReply(tool_calls=[("divide", {"a": "one"})]),
+            ScriptedReply(tool_calls=[("nope", {})]),
+            ScriptedReply(tool_calls=[("divide", '{"a": 9, "b": 3}')]),
+            ScriptedReply(tool_calls=[("final_answer", {"answer": "3.0"})]),
+        ]
+    )
     agent = ToolCallingAgent(tools=[divide], model=model, verbosity_level=-1)
     assert agent.run("divide") == "3.0"
     errors = [s.error.message for s in agent.memory.steps[1:4]]
@@ -121,11 +125,13 @@ def test_state_variables_are_resolved_by_name():
         """
         return image.size[0]
 
-    model = ScriptedModel([
-        ScriptedReply(tool_calls=[("make_image", {"color": "blue"})]),
-        ScriptedReply(tool_calls=[("width", {"image": "image_1"})]),
-        ScriptedReply(tool_calls=[("final_answer", {"answer": "image_1"})]),
-    ])
+    model = ScriptedModel(
+        [
+            ScriptedReply(tool_calls=[("make_image", {"color": "blue"})]),
+            ScriptedReply(tool_calls=[("width", {"image": "image_1"})]),
+            ScriptedReply(tool_calls=[("final_answer", {"answer": "image_1"})]),
+        ]
+    )
     agent = ToolCallingAgent(tools=[make_image, width], model=model, verbosity_level=-1)
     answer = agent.run("draw")
     assert answer.size == (3, 2)
@@ -168,7 +174,9 @@ def test_single_step_runs_one_step():
 
 def test_structured_outputs_use_response_format():
     model = ScriptedModel(['{"thought": "easy", "code": "final_answer(21 * 2)"}'])
-    agent = CodeAgent(tools=[], model=model, use_structured_outputs_internally=True, verbosity_level=-1)
+    agent = CodeAgent(
+        tools=[], model=model, use_structured_outputs_internally=True, verbosity_level=-1
+    )
     assert agent.run("x") == 42
     assert model.call_kwargs[0]["response_format"]["json_schema"]["name"] == "ThoughtAndCode"
 

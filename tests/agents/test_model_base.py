@@ -17,25 +17,31 @@ from agents.models.messages import (
 
 def test_roles_are_converted_and_runs_merged():
     model = ScriptedModel(["ok"], custom_role_conversions={"system": "user"})
-    prepared = model.prepare_messages([
-        ChatMessage(role="system", content="rules"),
-        {"role": "user", "content": [{"type": "text", "text": "hi"}]},
-        {"role": "tool-call", "content": "calling"},
-        {"role": "tool-response", "content": "result"},
-    ])
+    prepared = model.prepare_messages(
+        [
+            ChatMessage(role="system", content="rules"),
+            {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+            {"role": "tool-call", "content": "calling"},
+            {"role": "tool-response", "content": "result"},
+        ]
+    )
     assert [m["role"] for m in prepared] == ["user", "assistant", "user"]
     assert [b["text"] for b in prepared[0]["content"]] == ["rules", "hi"]
 
 
 def test_flattened_messages_are_strings():
     model = ScriptedModel(["ok"], flatten_messages_as_text=True)
-    prepared = model.prepare_messages([{"role": "user", "content": "a"}, {"role": "user", "content": "b"}])
+    prepared = model.prepare_messages(
+        [{"role": "user", "content": "a"}, {"role": "user", "content": "b"}]
+    )
     assert prepared == [{"role": "user", "content": "a\nb"}]
 
 
 def test_stream_is_cut_at_stop_sequences_split_across_deltas():
     model = ScriptedModel([ScriptedReply("print(1)\n</co" + "de> and more", chunk_size=3)])
-    deltas = list(model.generate_stream([{"role": "user", "content": "x"}], stop_sequences=["</code>"]))
+    deltas = list(
+        model.generate_stream([{"role": "user", "content": "x"}], stop_sequences=["</code>"])
+    )
     text = "".join(d.content or "" for d in deltas)
     assert text == "print(1)\n"
     assert agglomerate_stream_deltas(deltas).token_usage.output_tokens > 0
@@ -43,15 +49,26 @@ def test_stream_is_cut_at_stop_sequences_split_across_deltas():
 
 def test_generate_cuts_stop_sequences():
     model = ScriptedModel(["answer Observation: junk"])
-    assert model.generate([{"role": "user", "content": "x"}], stop_sequences=["Observation:"]).content == "answer "
+    assert (
+        model.generate([{"role": "user", "content": "x"}], stop_sequences=["Observation:"]).content
+        == "answer "
+    )
     assert cut_stop_sequences("abc", None) == "abc"
 
 
 def test_tool_call_deltas_are_assembled_by_index():
     deltas = [
-        ChatMessageStreamDelta(tool_calls=[ToolCallStreamDelta(0, "c1", "function", ToolCallFunction("sea", '{"q": '))]),
-        ChatMessageStreamDelta(tool_calls=[ToolCallStreamDelta(0, None, None, ToolCallFunction("rch", '"cats"}'))]),
-        ChatMessageStreamDelta(tool_calls=[ToolCallStreamDelta(1, "c2", "function", ToolCallFunction("final_answer", "{}"))]),
+        ChatMessageStreamDelta(
+            tool_calls=[ToolCallStreamDelta(0, "c1", "function", ToolCallFunction("sea", '{"q": '))]
+        ),
+        ChatMessageStreamDelta(
+            tool_calls=[ToolCallStreamDelta(0, None, None, ToolCallFunction("rch", '"cats"}'))]
+        ),
+        ChatMessageStreamDelta(
+            tool_calls=[
+                ToolCallStreamDelta(1, "c2", "function", ToolCallFunction("final_answer", "{}"))
+            ]
+        ),
     ]
     message = agglomerate_stream_deltas(deltas)
     assert [(c.id, c.function.name, c.function.arguments) for c in message.tool_calls] == [
@@ -78,7 +95,9 @@ def test_text_without_tool_call_is_a_parsing_error():
 
 
 def test_non_retryable_errors_are_not_retried():
-    model = ScriptedModel([ScriptedReply(error=ProviderAuthenticationError("bad key")), "never"], max_retries=3)
+    model = ScriptedModel(
+        [ScriptedReply(error=ProviderAuthenticationError("bad key")), "never"], max_retries=3
+    )
     with pytest.raises(ProviderAuthenticationError):
         model.generate([{"role": "user", "content": "x"}])
     assert model.remaining == 1
