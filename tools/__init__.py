@@ -1,7 +1,57 @@
-"""Tools an agent can call: `Tool`, `@tool`, and the default toolbox."""
+"""Tools an agent can call: `Tool`, `@tool`, the default toolbox, Hub and MCP loading.
 
-from tools.base import Tool, ToolArgumentError, ToolDefinitionError
+Modules with heavy dependencies (Hub, MCP, the default tools) load on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from tools.base import Tool, ToolArgumentError, ToolDefinitionError, ToolExecutionError
 from tools.decorator import tool
 from tools.final_answer import FinalAnswerTool
 
-__all__ = ["FinalAnswerTool", "Tool", "ToolArgumentError", "ToolDefinitionError", "tool"]
+# name -> module that defines it; loaded on first attribute access.
+_LAZY = {
+    "AgentAudio": "tools.agent_types",
+    "AgentImage": "tools.agent_types",
+    "AgentText": "tools.agent_types",
+    "base_tools": "tools.toolbox",
+    "PythonInterpreterTool": "tools.python_interpreter",
+    "WebSearchTool": "tools.web_search",
+    "DuckDuckGoSearchTool": "tools.web_search",
+    "VisitWebpageTool": "tools.visit_webpage",
+    "ListDocumentsTool": "tools.documents",
+    "ReadDocumentTool": "tools.documents",
+    "SearchDocumentTool": "tools.documents",
+    "document_tools": "tools.documents",
+    "SpeechToTextTool": "tools.transcriber",
+    "load_tool": "tools.hub",
+    "ToolCollection": "tools.collection",
+    "MCPClient": "tools.mcp",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tools' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + list(_LAZY))
+
+
+__all__ = [
+    "FinalAnswerTool",
+    "Tool",
+    "ToolArgumentError",
+    "ToolDefinitionError",
+    "ToolExecutionError",
+    "tool",
+    *_LAZY,
+]

@@ -37,6 +37,13 @@ class ToolArgumentError(ValueError):
     """A tool was called with wrong arguments (a model mistake, shown to the model)."""
 
 
+class ToolExecutionError(RuntimeError):
+    """A tool could not do what it was asked (bad URL, missing file, offline...).
+
+    The message is written for the model: it says what happened and what to try instead.
+    """
+
+
 class Tool:
     """A function an agent can call, described for the model.
 
@@ -171,10 +178,7 @@ class Tool:
                 f"        {arg}: {spec.get('description', '')}" for arg, spec in self.inputs.items()
             )
         body = "\n".join(doc)
-        return (
-            f"def {self.name}({args}) -> {_py_type(self.output_type)}:\n"
-            f'    """{body}\n    """'
-        )
+        return f'def {self.name}({args}) -> {_py_type(self.output_type)}:\n    """{body}\n    """'
 
     def to_tool_calling_prompt(self) -> str:
         """The tool as a readable entry for tool-calling agents' system prompts."""
@@ -207,6 +211,59 @@ class Tool:
             "output_type": self.output_type,
         }
 
+    # -- sharing -----------------------------------------------------------------------
+
+    def save(
+        self, output_dir: str, tool_file_name: str = "tool", make_gradio_app: bool = True
+    ) -> None:
+        """Write the tool's source (`tool.py`), `requirements.txt` and `app.py` to a folder.
+
+        Args:
+            output_dir: The folder to write to (created if needed).
+            tool_file_name: Name of the source file, without `.py`.
+            make_gradio_app: Also write an `app.py` that serves the tool with Gradio.
+        """
+        from tools.hub import save_tool
+
+        save_tool(self, output_dir, tool_file_name=tool_file_name, make_gradio_app=make_gradio_app)
+
+    def push_to_hub(
+        self,
+        repo_id: str,
+        commit_message: str = "Upload tool",
+        private: bool | None = None,
+        token: bool | str | None = None,
+        create_pr: bool = False,
+    ) -> str:
+        """Upload the saved tool to a Space on the Hugging Face Hub; returns the commit URL.
+
+        Args:
+            repo_id: The Space, e.g. `"user/my-tool"`.
+            commit_message: The commit message.
+            private: Create the Space private.
+            token: A Hugging Face token (default: the logged-in one).
+            create_pr: Open a pull request instead of committing.
+        """
+        from tools.hub import push_tool_to_hub
+
+        return push_tool_to_hub(self, repo_id, commit_message, private, token, create_pr)
+
+    @classmethod
+    def from_hub(
+        cls, repo_id: str, token: str | None = None, trust_remote_code: bool = False, **kwargs: Any
+    ) -> Tool:
+        """Load a tool from a Hub Space or a local folder (runs its code: needs trust).
+
+        Args:
+            repo_id: The Space id, or a local folder written by `save`.
+            token: A Hugging Face token for private Spaces.
+            trust_remote_code: Must be True: loading runs the tool's Python code.
+            **kwargs: Passed to the tool's `__init__`.
+        """
+        from tools.hub import load_tool
+
+        return load_tool(repo_id, token=token, trust_remote_code=trust_remote_code, **kwargs)
+
     def __repr__(self) -> str:
         return f"<Tool {self.signature()}>"
 
@@ -227,13 +284,17 @@ def _check_value(tool: Tool, arg: str, spec: dict[str, Any], value: Any) -> None
     if value is None:
         if spec.get("nullable") or spec["type"] in ("any", "null"):
             return
-        raise ToolArgumentError(f"Tool {tool.name}: argument '{arg}' may not be null. " + tool.usage())
+        raise ToolArgumentError(
+            f"Tool {tool.name}: argument '{arg}' may not be null. " + tool.usage()
+        )
     types = spec["type"] if isinstance(spec["type"], list) else [spec["type"]]
     for kind in types:
         checks = _PYTHON_CHECKS.get(kind)
         if checks is None:
             return
-        if isinstance(value, checks) and not (kind in ("integer", "number") and isinstance(value, bool)):
+        if isinstance(value, checks) and not (
+            kind in ("integer", "number") and isinstance(value, bool)
+        ):
             return
     raise ToolArgumentError(
         f"Tool {tool.name}: argument '{arg}' should be {spec['type']}, "
@@ -242,7 +303,7 @@ def _check_value(tool: Tool, arg: str, spec: dict[str, Any], value: Any) -> None
 
 
 def _bind(tool: Tool, args: tuple, kwargs: dict[str, Any]) -> dict[str, Any]:
-    bound = dict(zip(tool.inputs, args))
+    bound = dict(zip(tool.inputs, args, strict=False))  # extra args are left to forward()
     bound.update(kwargs)
     return bound
 

@@ -90,8 +90,43 @@ def _hints(function: Callable[..., Any]) -> dict[str, Any]:
         return dict(getattr(function, "__annotations__", {}))
 
 
+_NAMED_TYPES = {getattr(t, "__name__", str(t)): kind for t, kind in _SIMPLE_TYPES.items()}
+_NAMED_TYPES.update({"None": "null", "Any": "any", "List": "array", "Dict": "object"})
+
+
+def _string_hint_type(hint: str) -> tuple[str, bool] | None:
+    """Resolve an annotation left as a string (postponed evaluation, local names)."""
+    parts = [p.strip() for p in re.split(r"\|", hint)]
+    optional = re.fullmatch(r"(?:typing\.)?Optional\[(.*)\]", hint.strip())
+    if optional:
+        parts = [optional.group(1).strip(), "None"]
+    nullable = "None" in parts and len(parts) > 1
+    kinds = {_named_kind(p) for p in parts if p != "None" or len(parts) == 1}
+    if None in kinds:
+        return None
+    return (kinds.pop() if len(kinds) == 1 else "any"), nullable
+
+
+def _named_kind(name: str) -> str | None:
+    base = name.split("[", 1)[0].strip().split(".")[-1]
+    if base in _NAMED_TYPES:
+        return _NAMED_TYPES[base]
+    if "Image" in base:
+        return "image"
+    if "Audio" in base:
+        return "audio"
+    return None
+
+
 def json_type(hint: Any, where: str) -> tuple[str, bool]:
     """Map a Python type hint to a tool type; returns `(type, nullable)`."""
+    if isinstance(hint, str):
+        resolved = _string_hint_type(hint)
+        if resolved is None:
+            raise ToolDefinitionError(
+                f"{where}: type hint {hint!r} has no tool type; use str, int, ..."
+            )
+        return resolved
     if hint in _SIMPLE_TYPES:
         return _SIMPLE_TYPES[hint], hint is type(None)
     origin = typing.get_origin(hint)
@@ -113,7 +148,9 @@ def json_type(hint: Any, where: str) -> tuple[str, bool]:
     raise ToolDefinitionError(f"{where}: type hint {hint!r} has no tool type; use str, int, ...")
 
 
-_SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Returns|Return|Raises|Yields|Example|Examples):\s*$")
+_SECTION = re.compile(
+    r"^\s*(Args|Arguments|Parameters|Returns|Return|Raises|Yields|Example|Examples):\s*$"
+)
 
 
 def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
