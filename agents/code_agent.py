@@ -157,6 +157,7 @@ class CodeAgent(MultiStepAgent):
 
     def close(self) -> None:
         self.executor.close()
+        super().close()
 
 
 def _short(value: Any, limit: int = 5000) -> str:
