@@ -60,7 +60,7 @@ class CodeAgent(MultiStepAgent):
         tools: list[Any],
         model: Any,
         additional_authorized_imports: list[str] | None = None,
-        executor_type: str = "local",
+        executor_type: str = "sandbox",
         executor_kwargs: dict[str, Any] | None = None,
         executor: Any = None,
         max_print_outputs_length: int | None = None,
@@ -154,6 +154,13 @@ class CodeAgent(MultiStepAgent):
         step.observations_images = list(result.images) or None
         step.action_output = result.output
         yield ActionOutput(output=result.output, is_final_answer=result.is_final_answer)
+
+    def interrupt(self) -> None:
+        """Stop the run: at the next step boundary, and the code running now if any."""
+        super().interrupt()
+        stop = getattr(self.executor, "interrupt", None)
+        if stop is not None:
+            stop()
 
     def close(self) -> None:
         self.executor.close()

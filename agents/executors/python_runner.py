@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import builtins
 import io
+from collections import deque
 from typing import Any
 
 BASE_AUTHORIZED_IMPORTS = (
@@ -62,9 +63,11 @@ class BoundedLog(io.StringIO):
         super().__init__()
         self.limit = limit
         self.dropped = 0
-        self._tail: list[str] = []
+        self._tail: deque[str] = deque()
+        self._tail_chars = 0
 
     def write(self, text: str) -> int:
+        size = len(text)
         room = self.limit - self.tell()
         if room > 0:
             super().write(text[:room])
@@ -72,9 +75,10 @@ class BoundedLog(io.StringIO):
         if text:
             self.dropped += len(text)
             self._tail.append(text)
-            while sum(len(t) for t in self._tail) > self.limit // 4 and len(self._tail) > 1:
-                self._tail.pop(0)
-        return len(text)
+            self._tail_chars += len(text)
+            while self._tail_chars > self.limit // 4 and len(self._tail) > 1:
+                self._tail_chars -= len(self._tail.popleft())
+        return size
 
     def text(self) -> str:
         head = self.getvalue()
@@ -89,9 +93,11 @@ def authorized_roots(additional: list[str] | tuple[str, ...] | None) -> set[str]
     extra = list(additional or [])
     if "*" in extra:
         return None
-    return {m.split(".")[0] for m in (*BASE_AUTHORIZED_IMPORTS, *extra)} | {
-        m for m in extra if not m.endswith(".*")
-    } | {m[:-2] for m in extra if m.endswith(".*")}
+    return (
+        {m.split(".")[0] for m in (*BASE_AUTHORIZED_IMPORTS, *extra)}
+        | {m for m in extra if not m.endswith(".*")}
+        | {m[:-2] for m in extra if m.endswith(".*")}
+    )
 
 
 def import_allowed(module: str, roots: set[str] | None) -> bool:
@@ -170,7 +176,9 @@ def guarded_import(roots: set[str] | None):
 
 
 def is_pil_image(value: Any) -> bool:
-    return any(c.__module__.startswith("PIL.") and c.__name__ == "Image" for c in type(value).__mro__)
+    return any(
+        c.__module__.startswith("PIL.") and c.__name__ == "Image" for c in type(value).__mro__
+    )
 
 
 def format_exception(error: BaseException) -> str:

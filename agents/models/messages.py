@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import uuid
 from dataclasses import asdict, dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 
-class MessageRole(str, Enum):
+class MessageRole(StrEnum):
     """Roles of the messages an agent sends to a model."""
 
     USER = "user"

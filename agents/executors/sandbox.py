@@ -1,0 +1,381 @@
+"""`SandboxExecutor`: runs model-written code in a confined worker process, at native speed.
+
+One worker per executor (so per agent), kept alive across steps and chat turns: variables,
+imports and functions persist like in a notebook. The worker confines itself before any
+agent code runs (rlimits, no capabilities, Landlock, seccomp, clean environment; see
+`sandbox_confine`). Tools run here in the host: the worker only holds stubs that send
+calls over the pipe. Each execution has a wall-clock timeout; on timeout, crash, or a
+limit the host enforces (disk, threads), the worker is killed and replaced, and the
+model is told that its variables were lost.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import logging
+import os
+import shutil
+import tempfile
+import threading
+import time
+import weakref
+from typing import Any
+
+from agents.errors import AgentConfigError, AgentExecutionError
+from agents.executors.base import CodeOutput
+from agents.executors.python_runner import DEFAULT_MAX_LOG_CHARS, authorized_roots
+from agents.executors.sandbox_process import (
+    WorkerProcess,
+    WorkerStartError,
+    default_read_only_paths,
+    folder_usage,
+    package_paths,
+    session_environment,
+)
+from agents.executors.sandbox_protocol import (
+    ChannelClosed,
+    ChannelTimeout,
+    ProtocolViolation,
+    ReprValue,
+    decode_value,
+    encode_value,
+    png_to_image,
+)
+from agents.executors.sandbox_tools import run_tool_call
+
+logger = logging.getLogger(__name__)
+
+LAYERS = ("process", "clean_env", "rlimits", "landlock", "seccomp")
+_WATCH_INTERVAL = 0.25
+_LOST = "The sandbox was restarted: all variables, imports and functions defined so far were lost"
+
+
+class WorkerLost(Exception):
+    """The worker had to be replaced; carries the message for the model."""
+
+
+class SandboxExecutor:
+    """Runs code in a confined, persistent worker process. The default executor of `CodeAgent`.
+
+    Args:
+        additional_authorized_imports: Modules code may import besides the base list; `"*"`
+            allows all. A policy for the model, not the security boundary.
+        max_print_outputs_length: Cap on captured print output per execution, in characters.
+        timeout: Wall-clock seconds one execution may take (time spent in tools excluded).
+        memory_limit_mb: Address-space limit of the worker.
+        cpu_limit_s: CPU seconds a worker may use over its life before it is replaced.
+        max_file_mb: Largest file the code may write.
+        disk_quota_mb: Most the scratch folder may hold; beyond it the worker is replaced.
+        max_files: Most entries the scratch folder may hold.
+        max_threads: Most threads the worker may run.
+        max_open_files: Most file descriptors the worker may hold.
+        max_output_chars: Cap on the returned value's encoded size.
+        max_image_mb: Cap on the images one execution may send back.
+        read_only_paths: Folders the code may read (e.g. the session's upload folder).
+        scratch_dir: The code's read-write working folder (default: a private temp folder).
+        env: Extra environment variables for the worker (never put secrets here).
+        require_isolation: Refuse to run unless every isolation layer is active.
+        spare_worker: Keep one interpreter started ahead of time (shared by all executors of
+            this process), so a new or replacement worker is ready in milliseconds.
+    """
+
+    def __init__(
+        self,
+        additional_authorized_imports: list[str] | None = None,
+        max_print_outputs_length: int | None = None,
+        *,
+        timeout: float = 30.0,
+        memory_limit_mb: int = 2048,
+        cpu_limit_s: int = 3600,
+        max_file_mb: int = 64,
+        disk_quota_mb: int = 512,
+        max_files: int = 10_000,
+        max_threads: int = 64,
+        max_open_files: int = 256,
+        max_output_chars: int = 1_000_000,
+        max_image_mb: int = 32,
+        read_only_paths: list[str] | tuple[str, ...] = (),
+        scratch_dir: str | None = None,
+        env: dict[str, str] | None = None,
+        require_isolation: bool = False,
+        spare_worker: bool = True,
+    ):
+        if timeout <= 0 or memory_limit_mb < 64:
+            raise AgentConfigError(
+                "SandboxExecutor: timeout must be > 0 and memory_limit_mb >= 64."
+            )
+        self.timeout = float(timeout)
+        self.disk_quota = disk_quota_mb * 1024 * 1024
+        self.max_files = max_files
+        self.max_threads = max_threads
+        self.require_isolation = require_isolation
+        self._owns_scratch = scratch_dir is None
+        self._own_dir = tempfile.mkdtemp(prefix="smolui-sandbox-") if self._owns_scratch else None
+        self.scratch = scratch_dir or f"{self._own_dir}/scratch"
+        _make_folder(self.scratch)
+        roots = authorized_roots(additional_authorized_imports)
+        self._setup = {
+            "t": "setup",
+            "cwd": self.scratch,
+            "env": session_environment(self.scratch, env),
+            "sys_path": package_paths(),
+            "limits": {
+                "memory_mb": memory_limit_mb,
+                "cpu_seconds": cpu_limit_s,
+                "file_mb": max_file_mb,
+                "open_files": max_open_files,
+            },
+            "read_only": [*default_read_only_paths(), *map(str, read_only_paths)],
+            "read_write": [self.scratch, "/dev/null"],
+            "authorized_imports": None if roots is None else sorted(roots),
+            "max_log_chars": max_print_outputs_length or DEFAULT_MAX_LOG_CHARS,
+            "max_output_chars": max_output_chars,
+            "max_image_bytes": max_image_mb * 1024 * 1024,
+        }
+        self.spare_worker = spare_worker
+        self._max_message = (max_output_chars * 4) + (max_image_mb * 2 * 1024 * 1024) + (1 << 20)
+        self._tools: dict[str, Any] = {}
+        self._variables: dict[str, Any] = {}
+        self._worker: WorkerProcess | None = None
+        self._isolation: dict[str, Any] = {}
+        self._lock = threading.RLock()
+        self._in_tool = False
+        self._interrupt_pending = False
+        self._warned = False
+        self._holder: list[WorkerProcess | None] = [None]  # what the finalizer must stop
+        self._finalizer = weakref.finalize(self, _cleanup, self._holder, self._own_dir)
+
+    # -- the CodeExecutor seam ---------------------------------------------------------------
+
+    @property
+    def isolation(self) -> dict[str, Any]:
+        """Which layers confine the worker (starts one to find out)."""
+        with self._lock:
+            self._ensure_worker()
+            return dict(self._isolation)
+
+    def send_variables(self, variables: dict[str, Any]) -> None:
+        with self._lock:
+            self._variables.update(variables)
+            if self._worker is not None:
+                self._request({"t": "vars", "values": encode_value(variables, trusted=True)})
+
+    def send_tools(self, tools: dict[str, Any]) -> None:
+        with self._lock:
+            self._tools = {name: tool for name, tool in tools.items() if name != "final_answer"}
+            if self._worker is not None:
+                self._request({"t": "tools", "names": sorted(self._tools)})
+
+    def __call__(self, code: str) -> CodeOutput:
+        with self._lock:
+            self._interrupt_pending = False
+            worker = self._ensure_worker()
+            try:
+                result = self._exchange(worker, code)
+                self._check_limits(worker)
+            except WorkerLost as lost:
+                self._discard_worker()
+                raise AgentExecutionError(str(lost), state_lost=True) from None
+            except BaseException:
+                self._discard_worker()  # the pipe may be mid-message: never reuse it
+                raise
+        return _code_output(result)
+
+    def reset(self) -> None:
+        """Start over: a fresh worker (no variables, imports or patches) and an empty scratch."""
+        with self._lock:
+            self._discard_worker()
+            if self._owns_scratch:
+                shutil.rmtree(self.scratch, ignore_errors=True)
+                _make_folder(self.scratch)
+
+    def close(self) -> None:
+        with self._lock:
+            self._discard_worker()
+            self._finalizer()
+
+    # -- extras --------------------------------------------------------------------------------
+
+    def start(self) -> dict[str, Any]:
+        """Start the worker now (otherwise it starts on first use); return the isolation report."""
+        return self.isolation
+
+    def interrupt(self) -> None:
+        """Stop the running step (it fails with "Interrupted"); variables are kept."""
+        self._interrupt_pending = True
+        worker = self._worker
+        if worker is not None and not self._in_tool:
+            worker.interrupt()
+
+    @property
+    def worker_pid(self) -> int | None:
+        return self._worker.pid if self._worker is not None else None
+
+    def __enter__(self) -> SandboxExecutor:
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        self.close()
+
+    # -- worker lifecycle ------------------------------------------------------------------------
+
+    def _ensure_worker(self) -> WorkerProcess:
+        if self._worker is not None and self._worker.alive():
+            return self._worker
+        self._discard_worker()
+        worker = WorkerProcess(self._setup, self._max_message, self.spare_worker)
+        try:
+            report = worker.start()
+        except WorkerStartError as error:
+            raise AgentConfigError(
+                f"The code sandbox could not start ({error}). Check that {self.scratch} is "
+                "writable; executor_type='local' runs code unconfined (trusted models only)."
+            ) from None
+        self._worker = self._holder[0] = worker
+        self._isolation = self._summarize(report)
+        if self._tools:
+            self._request({"t": "tools", "names": sorted(self._tools)})
+        if self._variables:
+            self._request({"t": "vars", "values": encode_value(self._variables, trusted=True)})
+        return worker
+
+    def _summarize(self, report: dict[str, Any]) -> dict[str, Any]:
+        missing = [layer for layer in LAYERS if not report.get(layer)]
+        summary = {
+            **report,
+            "level": "full" if not missing else f"partial (missing: {', '.join(missing)})",
+        }
+        if missing and self.require_isolation:
+            self._discard_worker()
+            raise AgentConfigError(
+                f"The sandbox lacks {', '.join(missing)} here ({report.get('notes')}); "
+                "run on Linux >= 5.13 with libseccomp, or drop require_isolation."
+            )
+        if missing and not self._warned:
+            self._warned = True
+            logger.warning(
+                "Code sandbox runs without %s: %s", ", ".join(missing), report.get("notes")
+            )
+        return summary
+
+    def _discard_worker(self) -> None:
+        if self._worker is not None:
+            self._worker.kill()
+            self._worker = None
+
+    def _request(self, message: dict[str, Any]) -> None:
+        worker = self._worker
+        if worker is None or worker.channel is None:
+            return
+        deadline = time.monotonic() + self.timeout
+        try:
+            worker.channel.send(message, deadline)
+            worker.channel.receive(deadline)
+        except (ChannelClosed, ChannelTimeout, ProtocolViolation):
+            self._discard_worker()  # the next execution starts a fresh one and resends state
+
+    # -- one execution ------------------------------------------------------------------------
+
+    def _exchange(self, worker: WorkerProcess, code: str) -> dict[str, Any]:
+        """Send the code; serve tool calls until the result comes back. Raises WorkerLost."""
+        channel = worker.channel
+        if channel is None:
+            raise WorkerLost(f"The sandbox worker was closed. {_LOST}.")
+        deadline = time.monotonic() + self.timeout
+        try:
+            channel.send({"t": "exec", "code": code}, deadline)
+            while True:
+                try:
+                    message = channel.receive(min(deadline, time.monotonic() + _WATCH_INTERVAL))
+                except ChannelTimeout:
+                    if time.monotonic() >= deadline:
+                        raise WorkerLost(
+                            f"Execution timed out after {self.timeout:g} seconds and was stopped. "
+                            f"{_LOST}. Make the code faster or split the work into smaller steps."
+                        ) from None
+                    self._check_limits(worker)
+                    if self._interrupt_pending and not self._in_tool:
+                        worker.interrupt()  # again: the first may have come before the step
+                    continue
+                if message["t"] == "result":
+                    return message
+                if message["t"] != "call":
+                    raise ProtocolViolation(f"unexpected message {message['t']!r}")
+                deadline += self._serve_tool_call(channel, message)
+        except ChannelClosed:
+            raise WorkerLost(
+                f"The sandbox worker stopped: {worker.exit_reason()}. {_LOST}."
+            ) from None
+        except ProtocolViolation as error:
+            raise WorkerLost(f"The code broke the sandbox protocol ({error}). {_LOST}.") from None
+
+    def _serve_tool_call(self, channel: Any, message: dict[str, Any]) -> float:
+        """Run a tool for the worker and answer; return the seconds it took."""
+        started = time.monotonic()
+        self._in_tool = True
+        try:
+            reply = run_tool_call(self._tools, message)
+        finally:
+            self._in_tool = False
+        elapsed = time.monotonic() - started
+        channel.send(reply, time.monotonic() + self.timeout)
+        if self._interrupt_pending and self._worker is not None:
+            self._worker.interrupt()
+        return elapsed
+
+    def _check_limits(self, worker: WorkerProcess) -> None:
+        """Enforce what rlimits cannot: total scratch size and the number of threads."""
+        threads = worker.thread_count()
+        if threads is not None and threads > self.max_threads:
+            raise WorkerLost(
+                f"The code started {threads - 1} threads; the sandbox allows {self.max_threads - 1}. "
+                f"{_LOST}."
+            )
+        used, entries = folder_usage(self.scratch, self.max_files)
+        if used > self.disk_quota or entries > self.max_files:
+            if self._owns_scratch:
+                shutil.rmtree(self.scratch, ignore_errors=True)
+                _make_folder(self.scratch)
+            raise WorkerLost(
+                f"The code filled the scratch folder (over {self.disk_quota // 2**20} MB or "
+                f"{self.max_files} files); its files were deleted. {_LOST}."
+            )
+
+
+def _code_output(result: dict[str, Any]) -> CodeOutput:
+    logs = str(result.get("logs") or "")
+    if not result.get("ok"):
+        raise AgentExecutionError(f"Code execution failed: {result.get('error')}", logs=logs)
+    try:
+        output = decode_value(result.get("output"))
+    except (RecursionError, ValueError, TypeError) as error:  # only a hostile worker gets here
+        output = ReprValue(f"<output could not be decoded: {type(error).__name__}>", "error")
+    images = [
+        v for v in (output if isinstance(output, (list, tuple)) else [output]) if _is_image(v)
+    ]
+    encoded = result.get("images")
+    for data in encoded if isinstance(encoded, list) else []:
+        try:
+            images.append(png_to_image(base64.b64decode(data, validate=True)))
+        except (TypeError, ValueError, binascii.Error):
+            continue
+    return CodeOutput(
+        output=output, logs=logs, is_final_answer=bool(result.get("is_final")), images=images
+    )
+
+
+def _is_image(value: Any) -> bool:
+    return type(value).__module__.startswith("PIL.")
+
+
+def _make_folder(path: str) -> None:
+    os.makedirs(path, mode=0o700, exist_ok=True)
+
+
+def _cleanup(workers: list[WorkerProcess | None], folder: str | None) -> None:
+    for worker in workers:
+        if worker is not None:
+            worker.kill()
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)

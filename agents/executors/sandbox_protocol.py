@@ -1,0 +1,312 @@
+"""The wire between the host and a sandbox worker: framed JSON messages and a value codec.
+
+Both sides load this module, so it imports only the standard library. Messages are a
+4-byte big-endian length followed by UTF-8 JSON. Values that cross the pipe are encoded
+into JSON-safe trees:
+
+- worker -> host (`encode_value` / `decode_value`): plain data as JSON, bytes as base64,
+  PIL images as PNG, anything else as its repr. The host never unpickles what the worker
+  sends: a `pickle` tag coming from the worker is read as its repr only.
+- host -> worker (`encode_trusted` / `decode_trusted`): the same, plus pickle for other
+  objects (a tool's result, a variable), since the host is the trusted side.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import os
+import select
+import time
+from typing import Any
+
+HEADER_BYTES = 4
+DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+TAG = "$t"
+MAX_DEPTH = 64
+MAX_REPR_CHARS = 100_000
+MAX_IMAGE_PIXELS = 40_000_000
+
+
+class ChannelClosed(EOFError):
+    """The other side closed the pipe (for the host: the worker died)."""
+
+
+class ChannelTimeout(TimeoutError):
+    """No complete message arrived (or could be sent) before the deadline."""
+
+
+class ProtocolViolation(ValueError):
+    """The other side sent something that is not a valid message."""
+
+
+class Channel:
+    """Framed JSON messages over a pair of pipe file descriptors.
+
+    Args:
+        read_fd: Where messages arrive.
+        write_fd: Where messages go.
+        max_message_bytes: Larger incoming frames are refused (the sender is misbehaving).
+        chunk_bytes: How much one read asks for (small in the worker, whose memory is tight).
+    """
+
+    def __init__(
+        self,
+        read_fd: int,
+        write_fd: int,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+        chunk_bytes: int = 1 << 20,
+    ):
+        self.read_fd = read_fd
+        self.write_fd = write_fd
+        self.max_message_bytes = max_message_bytes
+        self.chunk_bytes = chunk_bytes
+        self._buffer = bytearray()
+
+    def send(self, message: dict[str, Any], deadline: float | None = None) -> None:
+        """Write one message; with a deadline, give up (ChannelTimeout) if the reader stalls."""
+        body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
+        view = memoryview(len(body).to_bytes(HEADER_BYTES, "big") + body)
+        while view:
+            if deadline is not None:
+                _wait(self.write_fd, deadline, for_write=True)
+            try:
+                written = os.write(self.write_fd, view)
+            except BlockingIOError:
+                continue
+            except (BrokenPipeError, OSError) as error:
+                raise ChannelClosed(f"pipe closed while sending: {error}") from error
+            view = view[written:]
+
+    def receive(self, deadline: float | None = None) -> dict[str, Any]:
+        """Read one message; raise ChannelTimeout at the deadline, ChannelClosed on EOF."""
+        size = None
+        while True:
+            if size is None and len(self._buffer) >= HEADER_BYTES:
+                size = int.from_bytes(self._buffer[:HEADER_BYTES], "big")
+                if size > self.max_message_bytes:
+                    raise ProtocolViolation(
+                        f"message of {size} bytes exceeds the {self.max_message_bytes} byte limit"
+                    )
+            if size is not None and len(self._buffer) >= HEADER_BYTES + size:
+                body = bytes(self._buffer[HEADER_BYTES : HEADER_BYTES + size])
+                del self._buffer[: HEADER_BYTES + size]
+                return _parse(body)
+            if deadline is not None:
+                _wait(self.read_fd, deadline, for_write=False)
+            try:
+                chunk = os.read(self.read_fd, self.chunk_bytes)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                raise ChannelClosed("pipe closed by the other side")
+            self._buffer += chunk
+
+    def close(self) -> None:
+        for fd in {self.read_fd, self.write_fd}:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def _wait(fd: int, deadline: float, for_write: bool) -> None:
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise ChannelTimeout("deadline passed")
+    ready = (
+        select.select([], [fd], [], remaining)
+        if for_write
+        else select.select([fd], [], [], remaining)
+    )
+    if not any(ready):
+        raise ChannelTimeout("deadline passed")
+
+
+def _parse(body: bytes) -> dict[str, Any]:
+    try:
+        message = json.loads(body)
+    except (ValueError, RecursionError) as error:
+        raise ProtocolViolation(f"invalid message: {error}") from None
+    if not isinstance(message, dict) or not isinstance(message.get("t"), str):
+        raise ProtocolViolation("a message must be an object with a string 't' field")
+    return message
+
+
+# -- values --------------------------------------------------------------------------------
+
+
+def encode_value(value: Any, trusted: bool = False, _depth: int = 0) -> Any:
+    """Turn a value into a JSON-safe tree (see the module docstring).
+
+    Args:
+        value: Anything.
+        trusted: Allow pickle for objects that have no plain form (host -> worker only).
+    """
+    kind = type(value)
+    if value is None or kind in (bool, int, float, str):
+        if kind is int and value.bit_length() > 4000:
+            return _as_repr(value)  # json refuses to print huge ints
+        return value
+    if _depth >= MAX_DEPTH:
+        return _as_repr(value)
+    if kind is list:
+        return [encode_value(v, trusted, _depth + 1) for v in value]
+    if kind is tuple:
+        return {TAG: "tuple", "v": [encode_value(v, trusted, _depth + 1) for v in value]}
+    if kind is dict:
+        if all(type(k) is str for k in value) and TAG not in value:
+            return {k: encode_value(v, trusted, _depth + 1) for k, v in value.items()}
+        pairs = [
+            [encode_value(k, trusted, _depth + 1), encode_value(v, trusted, _depth + 1)]
+            for k, v in value.items()
+        ]
+        return {TAG: "dict", "v": pairs}
+    if kind in (bytes, bytearray):
+        return {TAG: "bytes", "v": base64.b64encode(bytes(value)).decode()}
+    if _is_pil_image(value):
+        png = image_to_png(value)
+        if png is not None:
+            return {TAG: "image", "v": base64.b64encode(png).decode()}
+    scalar = _numpy_scalar(value)
+    if scalar is not None:
+        return scalar  # subclasses of int/float/str that are not numpy keep their repr
+    if trusted:
+        return _as_pickle(value)
+    return _as_repr(value)
+
+
+def decode_value(tree: Any, trusted: bool = False) -> Any:
+    """Rebuild a value from `encode_value`'s tree.
+
+    Args:
+        tree: The JSON-decoded tree.
+        trusted: Accept pickle payloads (worker side only, for data from the host).
+    """
+    if isinstance(tree, list):
+        return [decode_value(v, trusted) for v in tree]
+    if not isinstance(tree, dict):
+        return tree
+    tag = tree.get(TAG)
+    if tag is None:
+        return {k: decode_value(v, trusted) for k, v in tree.items()}
+    payload = tree.get("v")
+    if tag == "tuple" and isinstance(payload, list):
+        return tuple(decode_value(v, trusted) for v in payload)
+    if tag == "dict" and isinstance(payload, list):
+        return {_hashable(decode_value(k, trusted)): decode_value(v, trusted) for k, v in payload}
+    if tag == "bytes" and isinstance(payload, str):
+        return base64.b64decode(payload)
+    if tag == "image" and isinstance(payload, str):
+        return png_to_image(base64.b64decode(payload))
+    if tag == "pickle" and trusted and isinstance(payload, str):
+        return _unpickle(tree)
+    return ReprValue(str(tree.get("repr", payload)), str(tree.get("type", "object")))
+
+
+class ReprValue(str):
+    """An object that crossed the pipe as its repr; prints as that repr, without quotes."""
+
+    def __new__(cls, text: str, type_name: str = "object") -> ReprValue:
+        obj = super().__new__(cls, text)
+        obj.type_name = type_name
+        return obj
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def _as_repr(value: Any) -> dict[str, Any]:
+    kind = type(value)
+    name = f"{kind.__module__}.{kind.__qualname__}"
+    try:
+        text = repr(value)
+    except Exception as error:  # a hostile or broken __repr__
+        text = f"<{name} object (repr failed: {type(error).__name__})>"
+    if len(text) > MAX_REPR_CHARS:
+        text = text[:MAX_REPR_CHARS] + f"... [{len(text) - MAX_REPR_CHARS} characters cut]"
+    return {TAG: "repr", "v": text, "type": name}
+
+
+def _as_pickle(value: Any) -> dict[str, Any]:
+    import pickle
+
+    fallback = _as_repr(value)
+    try:
+        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:
+        return fallback
+    return {
+        TAG: "pickle",
+        "v": base64.b64encode(data).decode(),
+        "repr": fallback["v"],
+        "type": fallback["type"],
+    }
+
+
+def _unpickle(tree: dict[str, Any]) -> Any:
+    import pickle
+
+    try:
+        return pickle.loads(base64.b64decode(tree["v"]))
+    except Exception:  # the class may not be importable in the worker
+        return ReprValue(str(tree.get("repr", "")), str(tree.get("type", "object")))
+
+
+def _hashable(key: Any) -> Any:
+    if isinstance(key, list):
+        return tuple(_hashable(k) for k in key)
+    if isinstance(key, dict):
+        return ReprValue(repr(key), "dict")
+    return key
+
+
+def _numpy_scalar(value: Any) -> Any:
+    """numpy scalars as Python numbers, so `np.float64(3.0)` reads as `3.0`."""
+    if type(value).__module__ != "numpy" or getattr(value, "ndim", None) != 0:
+        return None
+    try:
+        item = value.item()
+    except Exception:
+        return None
+    return item if isinstance(item, (bool, int, float, str)) else None
+
+
+def _is_pil_image(value: Any) -> bool:
+    return any(
+        c.__module__.startswith("PIL.") and c.__name__ == "Image" for c in type(value).__mro__
+    )
+
+
+def image_to_png(image: Any) -> bytes | None:
+    """PNG bytes of a PIL image (converted to RGBA when PNG cannot hold its mode)."""
+    for candidate in (image, None):
+        buffer = io.BytesIO()
+        try:
+            target = image if candidate is not None else image.convert("RGBA")
+            target.save(buffer, format="PNG")
+        except Exception:
+            continue
+        return buffer.getvalue()
+    return None
+
+
+def png_to_image(data: bytes) -> Any:
+    """A PIL image from PNG bytes; a ReprValue when Pillow is missing or the data is bad.
+
+    Only the PNG decoder is allowed: other formats' plugins (EPS runs Ghostscript) must
+    never see bytes that came from sandboxed code. Oversized images are refused unread.
+    """
+    try:
+        from PIL import Image
+
+        image = Image.open(io.BytesIO(data), formats=["PNG"])
+        if image.size[0] * image.size[1] > MAX_IMAGE_PIXELS:
+            raise ValueError(f"image of {image.size[0]}x{image.size[1]} pixels is too large")
+        image.load()
+    except Exception as error:
+        return ReprValue(
+            f"<image: {len(data)} bytes, unreadable ({type(error).__name__})>", "image"
+        )
+    return image

@@ -1,0 +1,66 @@
+"""Host side of a tool call made by sandboxed code: decode, validate, run the real tool, answer.
+
+The arguments come from untrusted code, so they are decoded without pickle (plain data,
+images, reprs) and checked against the tool's declared inputs before the tool runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.executors.sandbox_protocol import decode_value, encode_value
+from tools.base import Tool, ToolArgumentError
+
+MAX_ERROR_CHARS = 4000
+
+
+def run_tool_call(tools: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
+    """Answer one `call` message from the worker with a `return` message.
+
+    Args:
+        tools: Name -> Tool (or any callable, such as a managed agent).
+        message: `{"t": "call", "name": ..., "args": [...], "kwargs": {...}}` as encoded.
+    """
+    name = message.get("name")
+    tool = tools.get(name) if isinstance(name, str) else None
+    if tool is None:
+        return _failure(f"There is no tool named {name!r}. Tools: {', '.join(sorted(tools))}.")
+    try:
+        args = decode_value(message.get("args", []))
+        kwargs = decode_value(message.get("kwargs", {}))
+        if not isinstance(args, list) or not isinstance(kwargs, dict):
+            raise ToolArgumentError(f"Tool {name}: malformed call.")
+        value = call_tool(tool, args, kwargs)
+    except Exception as error:  # the tool's failure goes back to the code, like any exception
+        return _failure(f"{type(error).__name__}: {error}")
+    return {"t": "return", "ok": True, "value": encode_value(value, trusted=True)}
+
+
+def call_tool(tool: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """Validate the arguments against a Tool's inputs, then run it; call other callables as-is.
+
+    Args:
+        tool: A Tool, or another callable.
+        args: Positional arguments, in the order of the tool's inputs.
+        kwargs: Named arguments.
+    """
+    if not isinstance(tool, Tool):
+        return tool(*args, **kwargs)
+    names = list(tool.inputs)
+    if len(args) > len(names):
+        raise ToolArgumentError(
+            f"Tool {tool.name} takes {len(names)} arguments, got {len(args)}. " + tool.usage()
+        )
+    bound = dict(zip(names, args, strict=False))
+    for key, value in kwargs.items():
+        if key in bound:
+            raise ToolArgumentError(f"Tool {tool.name} got argument '{key}' twice.")
+        bound[key] = value
+    tool.validate_arguments(bound)
+    return tool(**bound)
+
+
+def _failure(text: str) -> dict[str, Any]:
+    if len(text) > MAX_ERROR_CHARS:
+        text = text[:MAX_ERROR_CHARS] + " [...]"
+    return {"t": "return", "ok": False, "error": text}

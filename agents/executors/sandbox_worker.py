@@ -1,0 +1,296 @@
+"""The sandbox worker: the confined process that runs model-written code, one request at a time.
+
+`SandboxExecutor` starts it with a clean environment and two pipes (often ahead of time,
+as a spare). The worker waits for its setup (folder, environment, limits), confines itself (`sandbox_confine.confine`), says it is ready, then serves:
+`exec` runs a snippet against a namespace that persists (like a notebook), `vars` adds
+values, `tools` installs stubs that forward calls to the host. Only the standard library
+is imported here, so a fresh worker starts fast and stays small.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import mmap
+import os
+import signal
+import sys
+import threading
+from typing import Any
+
+from agents.executors.python_runner import (
+    BoundedLog,
+    final_answer_function,
+    format_exception,
+    guarded_import,
+    is_pil_image,
+    make_print,
+    run_snippet,
+)
+from agents.executors.sandbox_confine import confine
+from agents.executors.sandbox_protocol import (
+    Channel,
+    ChannelClosed,
+    decode_value,
+    encode_value,
+    image_to_png,
+)
+
+_PERMISSION_HINT = (
+    " [the sandbox forbids this: no network, no new processes, no signals to other "
+    "processes; files are readable only in the upload folders and the Python installation, "
+    "writable only in the current folder]"
+)
+
+
+class ToolError(Exception):
+    """A tool called from the code failed in the host (bad arguments, or the tool raised)."""
+
+
+def main(read_fd: int, write_fd: int) -> None:
+    """Set up, confine, and serve requests until the host closes the pipe.
+
+    Args:
+        read_fd: Pipe the host writes requests to.
+        write_fd: Pipe the worker writes replies and tool calls to.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # only a running step may be interrupted
+    channel = Channel(read_fd, write_fd, chunk_bytes=64 * 1024)
+    try:
+        setup = channel.receive()  # a spare worker may wait here a long time, or forever
+    except ChannelClosed:
+        return
+    sys.path.extend(p for p in setup["sys_path"] if p not in sys.path)
+    sys.argv = [""]
+    os.environ.update(setup.get("env", {}))
+    os.chdir(setup["cwd"])
+    report = confine(setup["limits"], setup["read_only"], setup["read_write"])
+    worker = Worker(channel, setup)
+    channel.send({"t": "ready", "isolation": report, "pid": os.getpid()})
+    worker.serve()
+
+
+class Worker:
+    """Runs snippets and forwards tool calls.
+
+    Args:
+        channel: The pipe pair to the host.
+        setup: The host's setup message (import policy, output caps, memory limit).
+    """
+
+    def __init__(self, channel: Channel, setup: dict[str, Any]):
+        self.channel = channel
+        imports = setup.get("authorized_imports")
+        self.roots = None if imports is None else set(imports)
+        self.max_log = int(setup["max_log_chars"])
+        self.max_output = int(setup["max_output_chars"])
+        self.max_image_bytes = int(setup["max_image_bytes"])
+        self.memory_mb = setup["limits"].get("memory_mb")
+        self.lock = threading.Lock()
+        self.executing = False
+        self.interrupted = False
+        signal.signal(signal.SIGINT, self._on_interrupt)
+        self.images: list[Any] = []
+        self.reserve: mmap.mmap | None = None
+        self._reserve_memory()
+        self.builtins = dict(vars(builtins))
+        self.builtins["__import__"] = self._importer(guarded_import(self.roots))
+        self.namespace: dict[str, Any] = {
+            "__builtins__": self.builtins,
+            "__name__": "__agent__",
+            "final_answer": final_answer_function,
+            "display": self.display,
+        }
+
+    def serve(self) -> None:
+        handlers = {"exec": self.execute, "vars": self.set_variables, "tools": self.set_tools}
+        while True:
+            try:
+                message = self.channel.receive()
+            except ChannelClosed:
+                return
+            handler = handlers.get(message["t"])
+            if handler is None:  # e.g. a tool reply that arrived after an interrupt
+                continue
+            try:
+                reply = handler(message)
+            except BaseException as error:  # e.g. no memory left to encode the result
+                self._release_memory()
+                reply = {"t": "result", "ok": False, "error": self._describe(error)}
+            self.channel.send(reply)
+            self._reserve_memory()
+
+    def _on_interrupt(self, *_: Any) -> None:
+        # The host may repeat SIGINT until the step ends; interrupt each step once, and only
+        # while it runs, so a repeat can never land in the worker's own bookkeeping.
+        if self.executing and not self.interrupted:
+            self.interrupted = True
+            raise KeyboardInterrupt
+
+    def _reserve_memory(self) -> None:
+        # Address space held back (never touched, so it costs no RAM) and given up when the
+        # code exhausts memory, so the worker can still report the error and keep serving.
+        if self.reserve is None:
+            try:
+                self.reserve = mmap.mmap(-1, 16 * 1024 * 1024)
+            except (OSError, ValueError):
+                self.reserve = None
+
+    def _release_memory(self) -> None:
+        if self.reserve is not None:
+            self.reserve.close()
+            self.reserve = None
+
+    # -- requests ------------------------------------------------------------------------
+
+    def set_variables(self, message: dict[str, Any]) -> dict[str, Any]:
+        values = decode_value(message.get("values", {}), trusted=True)
+        self.namespace.update(values)
+        return {"t": "ok"}
+
+    def set_tools(self, message: dict[str, Any]) -> dict[str, Any]:
+        for name in message.get("names", []):
+            if name != "final_answer":
+                self.namespace[name] = self._stub(name)
+        return {"t": "ok"}
+
+    def execute(self, message: dict[str, Any]) -> dict[str, Any]:
+        log = BoundedLog(self.max_log)
+        self.builtins["print"] = make_print(log)
+        self.images = []
+        self._patch_viewers()
+        saved = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = log
+        self.executing, self.interrupted = True, False
+        value, is_final, error = None, False, None
+        try:
+            value, is_final = run_snippet(str(message.get("code", "")), self.namespace, self.roots)
+        except BaseException as exc:  # the code's failure, whatever it is, goes to the model
+            if isinstance(exc, MemoryError):
+                self._release_memory()
+            error = self._describe(exc)
+        finally:
+            sys.stdout, sys.stderr = saved
+            with self.lock:  # waits for a tool call in flight from another thread
+                self.executing = False
+        self._collect_figures(log)
+        return {
+            "t": "result",
+            "ok": error is None,
+            "error": error,
+            "output": self._encode_output(value),
+            "is_final": is_final,
+            "logs": log.text(),
+            "images": self._encode_images(log),
+        }
+
+    # -- tools ---------------------------------------------------------------------------
+
+    def _stub(self, name: str) -> Any:
+        def call_tool(*args: Any, **kwargs: Any) -> Any:
+            return self.call_host(name, args, kwargs)
+
+        call_tool.__name__ = call_tool.__qualname__ = name
+        return call_tool
+
+    def call_host(self, name: str, args: tuple, kwargs: dict[str, Any]) -> Any:
+        """Send a tool call to the host and wait for its result."""
+        with self.lock:
+            if not self.executing:
+                raise ToolError(f"Tool {name} can only be called while a step is running.")
+            request = {
+                "t": "call",
+                "name": name,
+                "args": encode_value(list(args)),
+                "kwargs": encode_value(dict(kwargs)),
+            }
+            self.channel.send(request)
+            reply = self.channel.receive()
+        if reply.get("t") != "return":
+            raise ToolError(f"Tool {name}: the host answered out of turn.")
+        if not reply.get("ok"):
+            raise ToolError(str(reply.get("error")))
+        return decode_value(reply.get("value"), trusted=True)
+
+    # -- images and output ---------------------------------------------------------------
+
+    def display(self, *values: Any) -> None:
+        """Show values like a notebook: images go to the UI, anything else is printed."""
+        for value in values:
+            if is_pil_image(value):
+                self.images.append(value)
+            else:
+                self.builtins["print"](repr(value))
+
+    def _importer(self, guarded: Any) -> Any:
+        def import_and_patch(name: str, *args: Any, **kwargs: Any) -> Any:
+            module = guarded(name, *args, **kwargs)
+            if name.startswith("PIL"):
+                self._patch_viewers()
+            return module
+
+        return import_and_patch
+
+    def _patch_viewers(self) -> None:
+        # Image.show() would start a viewer process; here it displays in the chat instead.
+        pil = sys.modules.get("PIL.Image")
+        if pil is not None and getattr(pil.Image.show, "__name__", "") != "display":
+            pil.Image.show = lambda image, *_, **__: self.display(image)
+            pil.Image.show.__name__ = "display"
+
+    def _collect_figures(self, log: BoundedLog) -> None:
+        pyplot = sys.modules.get("matplotlib.pyplot")
+        if pyplot is None:
+            return
+        try:
+            import io
+
+            for number in pyplot.get_fignums():
+                buffer = io.BytesIO()
+                pyplot.figure(number).savefig(buffer, format="png")
+                self.images.append(buffer.getvalue())
+            pyplot.close("all")
+        except Exception as error:
+            log.write(f"[figures could not be captured: {type(error).__name__}: {error}]\n")
+
+    def _encode_images(self, log: BoundedLog) -> list[str]:
+        import base64
+
+        encoded, total, dropped = [], 0, 0
+        for image in self.images:
+            png = image if isinstance(image, bytes) else image_to_png(image)
+            if png is None or total + len(png) > self.max_image_bytes:
+                dropped += 1
+                continue
+            total += len(png)
+            encoded.append(base64.b64encode(png).decode())
+        if dropped:
+            log.write(f"[{dropped} image(s) not shown: over the size limit or unreadable]\n")
+        return encoded
+
+    def _encode_output(self, value: Any) -> Any:
+        tree = encode_value(value)
+        if len(json.dumps(tree)) <= self.max_output:
+            return tree
+        try:
+            text = value if isinstance(value, str) else repr(value)
+        except Exception:
+            text = f"<{type(value).__name__} object>"
+        cut = text[: self.max_output]
+        note = f"\n[... output cut: {len(text) - len(cut)} more characters]"
+        return cut + note
+
+    def _describe(self, error: BaseException) -> str:
+        try:
+            text = format_exception(error)
+        except Exception:  # a hostile __str__
+            text = type(error).__name__
+        if isinstance(error, MemoryError):
+            text += f" (the code ran out of memory: the sandbox allows {self.memory_mb} MB)"
+        elif isinstance(error, KeyboardInterrupt):
+            text = "Interrupted: the step was stopped before it finished."
+        elif isinstance(error, SystemExit):
+            text = "SystemExit: the code called exit(); variables are kept, carry on."
+        elif isinstance(error, PermissionError):
+            text += _PERMISSION_HINT
+        return text[:20_000]

@@ -1,0 +1,163 @@
+"""Sandbox executor figures: per-execution overhead, worker start time, CPU-bound speed against
+plain in-process CPython `exec`, and the idle worker's resident memory.
+
+    python bench/executor.py [--repeats 10] [--overhead-runs 500]
+
+Goals (issue 5): overhead < 2 ms, start < 50 ms, CPU-bound code within 1.2x of plain
+CPython, an idle worker < 30 MB. Times are medians, except the CPU ratios, which compare the
+best of interleaved runs on each side so that noise from other processes favours neither.
+"""
+
+from __future__ import annotations
+
+import argparse
+import builtins
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agents.executors.sandbox import SandboxExecutor  # noqa: E402
+
+SNIPPETS = {
+    "loops": "total = 0\nfor i in range(2_000_000):\n    total += i * i % 7\ntotal",
+    "sorting": (
+        "import random\nrandom.seed(1)\nrows = [(random.random(), str(i)) for i in range(200_000)]\n"
+        "rows.sort()\nsorted(rows, key=lambda r: r[1])[0][1]"
+    ),
+    "string building": (
+        "parts = []\nfor i in range(300_000):\n    parts.append(f'item-{i}:{i % 13}')\n"
+        "text = ','.join(parts).upper()\nlen(text.split(','))"
+    ),
+    "comprehensions": (
+        "squares = {i: i * i for i in range(200_000)}\n"
+        "evens = [v for v in squares.values() if v % 2 == 0]\n"
+        "sum(len([c for c in str(v)]) for v in evens)"
+    ),
+    "recursion": "def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\nfib(25)",
+    "json": (
+        "import json\nrecords = [{'id': i, 'name': f'n{i}', 'tags': ['a', 'b'], 'score': i / 3}"
+        " for i in range(60_000)]\nlen(json.loads(json.dumps(records)))"
+    ),
+    "regex and counting": (
+        "import re, collections\ntext = 'the quick brown fox 123 jumps over 45 lazy dogs ' * 20_000\n"
+        "collections.Counter(re.findall(r'[a-z]+|\\d+', text)).most_common(1)[0]"
+    ),
+}
+
+
+def ms(seconds: float) -> float:
+    return seconds * 1000
+
+
+def overhead_ms(executor: SandboxExecutor, runs: int) -> float:
+    executor("pass")
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        executor("pass")
+        samples.append(time.perf_counter() - start)
+    return ms(statistics.median(samples))
+
+
+def tool_call_ms(executor: SandboxExecutor, runs: int) -> float:
+    executor.send_tools({"echo": lambda x: x})
+    code = f"for _ in range({runs}):\n    echo(1)"
+    executor(code)
+    start = time.perf_counter()
+    executor(code)
+    return ms((time.perf_counter() - start) / runs)
+
+
+def start_ms(repeats: int, spare: bool) -> tuple[float, dict]:
+    """Median time from a new executor to a confined, ready worker."""
+    samples, report = [], {}
+    for _ in range(repeats):
+        executor = SandboxExecutor(spare_worker=spare)
+        time.sleep(0.3)  # let the previous refill finish: we time a start, not a queue
+        start = time.perf_counter()
+        report = executor.start()
+        samples.append(time.perf_counter() - start)
+        executor.close()
+    return ms(statistics.median(samples)), report
+
+
+CPU_CLOCK = "__import__('time').process_time()"
+
+
+def compare(executor: SandboxExecutor, code: str, repeats: int) -> dict[str, float]:
+    """Best wall and CPU times of the snippet in-process and in the sandbox, runs interleaved.
+
+    Both sides keep their namespace between runs (the sandbox is a notebook), so both pay
+    for replacing the previous run's objects. The sandbox's wall time includes the pipe
+    round trip; its CPU time is read in the worker, right before and after the snippet.
+    """
+    compiled = compile(code, "<bench>", "exec")
+    namespace: dict = {"__builtins__": builtins}
+    best = {
+        "plain_wall": float("inf"),
+        "plain_cpu": float("inf"),
+        "box_wall": float("inf"),
+        "box_cpu": float("inf"),
+    }
+    for _ in range(repeats):
+        wall, cpu = time.perf_counter(), time.process_time()
+        exec(compiled, namespace)
+        best["plain_cpu"] = min(best["plain_cpu"], time.process_time() - cpu)
+        best["plain_wall"] = min(best["plain_wall"], time.perf_counter() - wall)
+        cpu = executor(CPU_CLOCK).output
+        wall = time.perf_counter()
+        executor(code)
+        best["box_wall"] = min(best["box_wall"], time.perf_counter() - wall)
+        best["box_cpu"] = min(best["box_cpu"], executor(CPU_CLOCK).output - cpu)
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=10)
+    parser.add_argument("--overhead-runs", type=int, default=500)
+    args = parser.parse_args()
+
+    cold, report = start_ms(max(args.repeats * 2, 10), spare=False)
+    warm, _ = start_ms(max(args.repeats * 2, 10), spare=True)
+    print(f"isolation: {report.get('level')} {report.get('notes', {})}")
+    print(f"worker start, cold (spawn + imports + confine): {cold:7.1f} ms")
+    print(f"worker start, from the spare (setup + confine): {warm:7.1f} ms   goal < 50")
+    executor = SandboxExecutor(
+        additional_authorized_imports=["random", "json", "re", "collections"]
+    )
+    try:
+        print(
+            f"per-execution overhead (trivial step): {overhead_ms(executor, args.overhead_runs):7.2f} ms   goal < 2"
+        )
+        print(
+            f"tool call round trip (worker -> host -> worker): {tool_call_ms(executor, 500):7.3f} ms"
+        )
+        executor.reset()
+        executor("pass")
+        print(f"idle worker resident memory: {executor._worker.resident_mb():7.1f} MB   goal < 30")
+        print("CPU-bound snippets, sandbox / plain in-process exec (best of interleaved runs):")
+        walls, cpus = [], []
+        for name, code in SNIPPETS.items():
+            t = compare(executor, code, args.repeats)
+            walls.append(t["box_wall"] / t["plain_wall"])
+            cpus.append(t["box_cpu"] / t["plain_cpu"])
+            print(
+                f"  {name:19s} wall {ms(t['plain_wall']):7.1f} -> {ms(t['box_wall']):7.1f} ms "
+                f"({walls[-1]:4.2f}x)   cpu {ms(t['plain_cpu']):7.1f} -> {ms(t['box_cpu']):7.1f} ms "
+                f"({cpus[-1]:4.2f}x)"
+            )
+        for label, ratios in (("wall", walls), ("cpu", cpus)):
+            print(
+                f"  {label} ratio: geometric mean {statistics.geometric_mean(ratios):.2f}x, "
+                f"worst {max(ratios):.2f}x   goal <= 1.2"
+            )
+    finally:
+        executor.close()
+
+
+if __name__ == "__main__":
+    main()
