@@ -30,6 +30,6 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && "$PYTHON" -c "import ll
   echo "install: Python packages already installed"
 else
   echo "install: pip install -r requirements.txt (llama-cpp-python compiles once, ~8 min)"
-  "$PYTHON" -m pip install --disable-pip-version-check -q -r requirements.txt
+  PIP_ROOT_USER_ACTION=ignore "$PYTHON" -m pip install --disable-pip-version-check -q -r requirements.txt
   mkdir -p "$stamp_dir" && echo "$want" > "$stamp"
 fi
