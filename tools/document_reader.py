@@ -9,15 +9,14 @@ with a plain message; a readable file with no usable text (encrypted, scanned, e
 
 from __future__ import annotations
 
-import codecs
 import logging
 import os
-import re
 import time
-import unicodedata
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tools.text_decoding import DocumentError, decode_text
 
 logger = logging.getLogger(__name__)
 
@@ -36,18 +35,6 @@ DOCX_MAX_RATIO = 100
 DOCX_MAX_MEMBERS = 5000
 
 _TEXT_BYTES_PER_PAGE = CHUNK_CHARS * 4  # worst case of UTF-8 bytes per character
-_DETECT_BYTES = 256 * 1024  # encoding detection is slow; a sample decides
-_BOMS = (
-    (codecs.BOM_UTF32_LE, "utf-32"),
-    (codecs.BOM_UTF32_BE, "utf-32"),
-    (codecs.BOM_UTF8, "utf-8-sig"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
-)
-
-
-class DocumentError(Exception):
-    """A document cannot be read; the message says why in plain words."""
 
 
 @dataclass
@@ -392,78 +379,4 @@ def _read_text(path: Path, max_pages: int) -> DocumentText:
         total_pages=len(pages),
         note=note,
         encoding=encoding,
-    )
-
-
-def decode_text(data: bytes, name: str = "file", cut: bool = False) -> tuple[str, str]:
-    """Decode bytes of unknown encoding: byte-order mark, then UTF-8, then detection.
-
-    Args:
-        data: The raw bytes.
-        name: File name used in the error message.
-        cut: The bytes are the start of a longer file (the last character may be cut).
-
-    Returns:
-        The text and the name of the encoding used.
-
-    Raises:
-        DocumentError: The bytes do not look like text.
-    """
-    for bom, encoding in _BOMS:
-        if data.startswith(bom):
-            return data.decode(encoding, errors="replace"), encoding
-    try:
-        return data.decode("utf-8"), "utf-8"
-    except UnicodeDecodeError as exc:
-        if cut and exc.start >= len(data) - 3 and exc.reason == "unexpected end of data":
-            return data[: exc.start].decode("utf-8"), "utf-8"
-    encoding = _detect(data[:_DETECT_BYTES], name)
-    codec = "cp1252" if encoding == "latin-1" else encoding  # the sample may have missed € or “
-    return data.decode(codec, errors="replace"), encoding
-
-
-def _detect(data: bytes, name: str) -> str:
-    """Ask charset-normalizer, but prefer Windows-1252 when the text is Latin script anyway.
-
-    charset-normalizer often names a Baltic or Central European code page for short French
-    or German text; all of them decode to Latin letters, and Windows-1252 (a superset of
-    Latin-1) is by far the most common of these in the wild.
-    """
-    from charset_normalizer import from_bytes
-
-    has_nul = b"\x00" in data
-    candidates = [
-        match
-        for match in from_bytes(data)
-        if has_nul or not match.encoding.startswith(("utf_16", "utf_32"))
-    ]
-    if not candidates or "\x00" in str(candidates[0]):
-        raise DocumentError(f"{name} does not look like text (it may be a binary file).")
-    best = candidates[0]
-    if _western_text(data):
-        same_score = [match for match in candidates if match.chaos <= best.chaos]
-        if _latin_only(str(best)) or any(
-            _WESTERN & set(match.could_be_from_charset) for match in same_score
-        ):
-            return "cp1252" if re.search(rb"[\x80-\x9f]", data) else "latin-1"
-    return best.encoding
-
-
-_WESTERN = {"cp1252", "latin_1", "iso8859_15"}
-
-
-def _western_text(data: bytes) -> bool:
-    """Whether the bytes read well as Windows-1252: no undefined bytes, no symbols inside words."""
-    try:
-        text = data.decode("cp1252")
-    except UnicodeDecodeError:
-        return False
-    return not re.search(r"[^\W\d_][^\w\s\x00-\x7f][^\W\d_]", text)  # "Za¿ó³æ": another code page
-
-
-def _latin_only(text: str) -> bool:
-    return all(
-        unicodedata.name(ch, "").startswith("LATIN")
-        for ch in text
-        if ch.isalpha() and not ch.isascii()
     )
