@@ -121,7 +121,9 @@ class ScriptedModel(Model):
     def _generate(self, messages, stop_sequences, response_format, tools, **kwargs):
         reply = self._next(messages, _call_info(stop_sequences, response_format, tools, kwargs))
         self._wait(reply)
-        calls = [ChatMessageToolCall(ToolCallFunction(n, a), new_call_id()) for n, a in reply.tool_calls]
+        calls = [
+            ChatMessageToolCall(ToolCallFunction(n, a), new_call_id()) for n, a in reply.tool_calls
+        ]
         return ChatMessage(
             role="assistant",
             content=reply.content,
