@@ -25,7 +25,7 @@ class PythonInterpreterTool(Tool):
     Args:
         authorized_imports: Modules the code may import besides the base list.
         executor_type: "sandbox" or "local"; default: the sandbox when available.
-        executor_kwargs: Passed to the executor (timeout, readable_paths, ...).
+        executor_kwargs: Passed to the executor (timeout, read_only_paths, ...).
     """
 
     name = "python_interpreter"

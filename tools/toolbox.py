@@ -32,7 +32,7 @@ def base_tools(
 
         kwargs = {}
         if documents_dir is not None and default_executor_type() == "sandbox":
-            kwargs["readable_paths"] = (str(documents_dir),)
+            kwargs["read_only_paths"] = (str(documents_dir),)
         toolbox.append(PythonInterpreterTool(executor_kwargs=kwargs))
     toolbox += [WebSearchTool(), VisitWebpageTool(), SpeechToTextTool()]
     if documents_dir is not None:

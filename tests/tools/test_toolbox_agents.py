@@ -192,3 +192,14 @@ def test_transcriber_without_weights_is_an_observation(tmp_path: Path) -> None:
         _close(agent)
     message = agent.memory.steps[1].error.message
     assert "could not be loaded" in message and "download" in message
+
+
+def test_python_interpreter_reads_the_documents_folder(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("forty-two", encoding="utf-8")
+    tools = base_tools(include_python_interpreter=True, documents_dir=str(tmp_path))
+    interpreter = next(t for t in tools if t.name == "python_interpreter")
+    try:
+        out = interpreter(code=f"print(open({str(tmp_path / 'notes.txt')!r}).read())")
+    finally:
+        interpreter.close()
+    assert "forty-two" in out

@@ -1,0 +1,177 @@
+"""Agent factories: how each conversation gets its own agent.
+
+`GradioUI` accepts a factory (called once per conversation, optionally with the
+conversation's upload folder) or, for smolagents-style scripts, a ready agent instance.
+An instance cannot be copied safely (it may own a worker process), so it serves one
+conversation at a time and is reset between them: visitors never share memory.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agents.errors import AgentConfigError
+from smolui.sessions import SessionCapacityError
+
+logger = logging.getLogger(__name__)
+
+
+def looks_like_agent(value: Any) -> bool:
+    """Whether `value` is an agent instance rather than a factory.
+
+    Args:
+        value: What the caller passed to `GradioUI`.
+    """
+    return hasattr(value, "run") and hasattr(value, "memory")
+
+
+def as_factory(agent_or_factory: Any) -> Callable[..., Any]:
+    """A per-conversation factory from an agent instance or a factory.
+
+    Args:
+        agent_or_factory: An agent, or a callable returning a new agent.
+
+    Raises:
+        AgentConfigError: Neither an agent nor a callable.
+    """
+    if looks_like_agent(agent_or_factory):
+        return SingleAgentFactory(agent_or_factory)
+    if callable(agent_or_factory):
+        return agent_or_factory
+    raise AgentConfigError(
+        "GradioUI needs an agent or a function that builds one, "
+        f"not {type(agent_or_factory).__name__}."
+    )
+
+
+class SingleAgentFactory:
+    """Lends one agent instance to one conversation at a time.
+
+    When the agent has a `clone()` method, every further conversation gets a clone instead.
+
+    Args:
+        agent: The agent instance.
+    """
+
+    def __init__(self, agent: Any):
+        self.agent = agent
+        self._lent = False
+        self._lock = threading.Lock()
+
+    def __call__(self, upload_dir: Path | None = None) -> Any:
+        with self._lock:
+            if not self._lent:
+                self._lent = True
+                return self.agent
+        clone = getattr(self.agent, "clone", None)
+        if callable(clone):
+            return clone()
+        raise SessionCapacityError(
+            "This app serves one conversation at a time (it was given a single agent). "
+            "Try again when the current conversation ends; the app's owner can pass an agent "
+            "factory to GradioUI to serve several."
+        )
+
+    def release(self, agent: Any) -> None:
+        """Take the agent back after its conversation ends, wiping its memory.
+
+        Args:
+            agent: The agent the conversation used.
+        """
+        if agent is not self.agent:
+            from smolui.sessions import close_agent
+
+            close_agent(agent)
+            return
+        agent.memory.reset()
+        executor = getattr(agent, "executor", None)
+        if executor is not None and hasattr(executor, "reset"):
+            executor.reset()
+        with self._lock:
+            self._lent = False
+
+
+# Tool names accepted by `--tools`, and where each tool class lives.
+TOOL_CLASSES = {
+    "web_search": ("tools.web_search", "WebSearchTool"),
+    "visit_webpage": ("tools.visit_webpage", "VisitWebpageTool"),
+    "transcriber": ("tools.transcriber", "SpeechToTextTool"),
+    "python_interpreter": ("tools.python_interpreter", "PythonInterpreterTool"),
+}
+
+
+def resolve_tools(names: tuple[str, ...] | list[str]) -> list[Any]:
+    """Tool instances for `--tools` names.
+
+    Args:
+        names: Tool names (see `TOOL_CLASSES`).
+
+    Raises:
+        AgentConfigError: An unknown name.
+    """
+    import importlib
+
+    tools = []
+    for name in names:
+        if name not in TOOL_CLASSES:
+            raise AgentConfigError(
+                f"Unknown tool {name!r}; choose from {', '.join(sorted(TOOL_CLASSES))}."
+            )
+        module, cls = TOOL_CLASSES[name]
+        tools.append(getattr(importlib.import_module(module), cls)())
+    return tools
+
+
+class AgentFactory:
+    """Builds one agent per conversation from the app's settings.
+
+    The model is shared (loaded once, in the background); a scripted model is built per
+    conversation so each replays its own script. Every agent gets the document tools for
+    its conversation's upload folder, which its sandbox may read.
+
+    Args:
+        settings: The app settings.
+        loader: The shared model loader.
+    """
+
+    def __init__(self, settings: Any, loader: Any):
+        self.settings = settings
+        self.loader = loader
+        resolve_tools(settings.tools)  # fail at start-up, not at the first message
+
+    def _model(self) -> Any:
+        spec = self.settings.model or "local"
+        if spec.startswith("scripted:"):
+            from agents.models.spec import model_from_spec
+
+            return model_from_spec(spec)
+        return self.loader.get()
+
+    def __call__(self, upload_dir: Path) -> Any:
+        from agents.console import LogLevel
+        from tools.documents import document_tools
+
+        upload_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        settings = self.settings
+        tools = resolve_tools(settings.tools) + document_tools(upload_dir)
+        common = dict(
+            max_steps=settings.max_steps, planning_interval=settings.planning_interval,
+            stream_outputs=settings.stream_outputs, verbosity_level=LogLevel.OFF,
+        )  # fmt: skip
+        if settings.agent_type == "tool_calling":
+            from agents.tool_calling_agent import ToolCallingAgent
+
+            return ToolCallingAgent(tools, self._model(), **common)
+        from agents.code_agent import CodeAgent
+
+        executor_kwargs = (
+            {"read_only_paths": [str(upload_dir)]} if settings.executor == "sandbox" else {}
+        )
+        return CodeAgent(
+            tools, self._model(), executor_type=settings.executor,
+            executor_kwargs=executor_kwargs, **common,
+        )  # fmt: skip

@@ -1,0 +1,287 @@
+"""Rendering: agent steps and answers -> chat messages (dicts `gr.Chatbot` accepts). No gradio.
+
+Each step is a collapsible parent message (`metadata.title`, `id`, `status`, `duration`,
+tokens in `log`) whose children (`parent_id`) hold the thought, the code or tool calls,
+logs, errors and images. These functions are pure: media become files through an injected
+`files` callable. `smolui.turn_view.TurnView` folds a live event stream with them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from agents.memory import ActionStep, PlanningStep, ToolCall
+from agents.models.messages import TokenUsage
+from smolui.errors import redact, step_error_title
+
+Message = dict[str, Any]
+# Turns an image or audio value into a chat file dict ({"path", "mime_type"}), or None.
+FileSink = Callable[[Any], dict[str, Any] | None]
+
+CODE_TOOL = "python_interpreter"
+MAX_BLOCK_CHARS = 8000
+_CODE_FENCE = re.compile(r"```[a-zA-Z0-9_+-]*\n.*?(?:```|$)", re.DOTALL)
+_CODE_TAG = re.compile(r"<code>.*?(?:</code>|$)", re.DOTALL)
+
+
+def fenced(text: str, language: str = "") -> str:
+    """Wrap text in a Markdown code fence longer than any backtick run inside it.
+
+    Args:
+        text: The content.
+        language: Highlighting hint ("python", "json", "text").
+    """
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{language}\n{text}\n{fence}"
+
+
+def clip(text: str, limit: int = MAX_BLOCK_CHARS) -> str:
+    """Shorten long text for display, saying how much was left out.
+
+    Args:
+        text: The text.
+        limit: Most characters kept.
+    """
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n… ({len(text) - limit} more characters)"
+
+
+def thought_text(model_output: str | None, code: str | None = None) -> str:
+    """The model's reasoning without the code (shown separately) or protocol markers.
+
+    Args:
+        model_output: What the model wrote for the step.
+        code: The code the step ran, if any.
+    """
+    text = model_output or ""
+    if code:
+        text = _CODE_TAG.sub("", _CODE_FENCE.sub("", text))
+    text = text.replace("<end_code>", "").strip()
+    return re.sub(r"^Thought:\s*", "", text).strip()
+
+
+def format_tokens(usage: TokenUsage | None) -> str:
+    """`1,234 tokens (in 1,000 · out 234)`, or "" when unknown.
+
+    Args:
+        usage: Token counts.
+    """
+    if usage is None or not usage.total_tokens:
+        return ""
+    return (
+        f"{usage.total_tokens:,} tokens (in {usage.input_tokens:,} · out {usage.output_tokens:,})"
+    )
+
+
+def media_kind(value: Any) -> str | None:
+    """ "image", "audio" or None for a final answer or an observation value.
+
+    Args:
+        value: A PIL image, an AgentImage/AgentAudio, or anything else.
+    """
+    name = type(value).__name__
+    module = type(value).__module__ or ""
+    if module.startswith("PIL.") or name == "AgentImage":
+        return "image"
+    if name == "AgentAudio":
+        return "audio"
+    return None
+
+
+def message(content: Any, **metadata: Any) -> Message:
+    """An assistant message; metadata keys left as None are omitted.
+
+    Args:
+        content: Markdown text or a file dict.
+        **metadata: title, id, parent_id, status, duration, log.
+    """
+    meta = {key: value for key, value in metadata.items() if value is not None}
+    message: Message = {"role": "assistant", "content": content}
+    if meta:
+        message["metadata"] = meta
+    return message
+
+
+def render_tool_call(call: ToolCall, call_id: str, parent_id: str) -> Message:
+    """A child message showing the code, or a tool call with its arguments.
+
+    Args:
+        call: The tool call.
+        call_id: The child's metadata id.
+        parent_id: The step message's id.
+    """
+    if call.name == CODE_TOOL:
+        code = call.arguments
+        if isinstance(code, dict):  # a tool-calling agent's python_interpreter(code=...)
+            code = code.get("code", code)
+        code = code if isinstance(code, str) else str(code)
+        return message(
+            fenced(code.strip(), "python"), title="🐍 Code", id=call_id, parent_id=parent_id
+        )
+    try:
+        args = json.dumps(call.arguments, indent=2, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        args = repr(call.arguments)
+    return message(
+        fenced(clip(args), "json"), title=f"🛠️ Called `{call.name}`", id=call_id, parent_id=parent_id
+    )
+
+
+def render_action_step(
+    step: ActionStep,
+    block_id: str,
+    files: FileSink | None = None,
+    nested: dict[str, list[Message]] | None = None,
+) -> list[Message]:
+    """A finished step: the parent message and its children.
+
+    Args:
+        step: The finished step.
+        block_id: The parent message's id (children use it as `parent_id`).
+        files: Saves images to files for display.
+        nested: Messages of managed agents' runs, keyed by the id of the call child
+            (`<block_id>.c<index>`) they belong under.
+    """
+    children: list[Message] = []
+    thought = thought_text(step.model_output, step.code_action)
+    if thought:
+        children.append(
+            message(clip(thought), title="💭 Thought", id=f"{block_id}.t", parent_id=block_id)
+        )
+    for index, call in enumerate(step.tool_calls or []):
+        call_id = f"{block_id}.c{index}"
+        children.append(render_tool_call(call, call_id, block_id))
+        children += (nested or {}).get(call_id, [])
+    if step.observations and step.observations.strip():
+        title = "📜 Execution logs" if step.code_action else "📤 Observations"
+        children.append(
+            message(fenced(clip(step.observations.strip()), "text"), title=title,
+                 id=f"{block_id}.o", parent_id=block_id)
+        )  # fmt: skip
+    if step.error is not None:
+        children.append(render_step_error(step.error, f"{block_id}.e", block_id))
+    for index, image in enumerate(step.observations_images or []):
+        file = files(image) if files else None
+        if file:
+            children.append(
+                message(file, title="🖼️ Image", id=f"{block_id}.i{index}", parent_id=block_id)
+            )
+    parent = message(
+        "", title=step_title(step), id=block_id, status="done",
+        duration=round_seconds(step.timing.duration), log=format_tokens(step.token_usage) or None,
+    )  # fmt: skip
+    return [parent, *children]
+
+
+def render_step_error(error: BaseException, error_id: str, parent_id: str) -> Message:
+    """A visibly distinct child message for an error recorded on a step.
+
+    Args:
+        error: The step's error.
+        error_id: The child's id.
+        parent_id: The step message's id.
+    """
+    text = getattr(error, "message", None) or str(error)
+    return message(
+        f"❌ **{step_error_title(error)}**\n\n" + fenced(clip(redact(text)), "text"),
+        title=f"💥 {step_error_title(error)}", id=error_id, parent_id=parent_id,
+    )  # fmt: skip
+
+
+def step_title(step: ActionStep) -> str:
+    """`Step 2 · ran code`, `Step 3 · called web_search, visit_webpage`, ...
+
+    Args:
+        step: The finished step.
+    """
+    calls = [c.name for c in step.tool_calls or []]
+    if step.is_final_answer and not step.code_action:
+        what = "final answer"
+    elif step.code_action or CODE_TOOL in calls:
+        what = "ran code"
+    elif calls:
+        what = "called " + ", ".join(dict.fromkeys(calls))
+    else:
+        what = "thought"
+    if step.error is not None:
+        what += " · ⚠️ error"
+    elif step.is_final_answer:
+        what += " · answered"
+    return f"Step {step.step_number} · {what}"
+
+
+def render_planning_step(step: PlanningStep, block_id: str) -> list[Message]:
+    """A plan: its own kind of block, distinct from action steps.
+
+    Args:
+        step: The planning step.
+        block_id: The message id.
+    """
+    return [
+        message(
+            clip(step.plan.strip()), title="📋 Plan", id=block_id, status="done",
+            duration=round_seconds(step.timing.duration), log=format_tokens(step.token_usage) or None,
+        )
+    ]  # fmt: skip
+
+
+def render_final_answer(output: Any, files: FileSink | None = None) -> Message:
+    """The answer, as a plain assistant message (text, image or audio inline).
+
+    Args:
+        output: The run's final answer.
+        files: Saves images and audio to files for display.
+    """
+    if media_kind(output) and files is not None:
+        file = files(output)
+        if file:
+            return {"role": "assistant", "content": file}
+    if output is None:
+        text = "The agent finished without an answer."
+    elif isinstance(output, str):
+        text = output
+    elif isinstance(output, (dict, list, tuple)):
+        try:
+            text = fenced(json.dumps(output, indent=2, ensure_ascii=False, default=str), "json")
+        except (TypeError, ValueError):
+            text = str(output)
+    else:
+        text = str(output)
+    return {"role": "assistant", "content": clip(text, 4 * MAX_BLOCK_CHARS)}
+
+
+def render_footer(steps: int, usage: TokenUsage, seconds: float, state: str = "done") -> Message:
+    """The short per-turn summary: state, steps, tokens, time.
+
+    Args:
+        steps: Action steps the turn took.
+        usage: Tokens the turn used.
+        seconds: Wall time of the turn.
+        state: "done", "stopped" or "failed".
+    """
+    icon = {"done": "✅", "stopped": "⏹️ stopped ·", "failed": "⚠️ failed ·"}.get(state, state)
+    parts = [f"{icon} {steps} step{'s' if steps != 1 else ''}"]
+    if usage.total_tokens:
+        parts.append(f"{usage.total_tokens:,} tokens")
+    parts.append(f"{seconds:.1f} s")
+    return {"role": "assistant", "content": "<sub>" + " · ".join(parts) + "</sub>"}
+
+
+def render_notice(text: str, icon: str = "ℹ️") -> Message:
+    """A plain assistant message for the app's own notes (upload results, errors, stops).
+
+    Args:
+        text: The note (Markdown).
+        icon: A leading emoji.
+    """
+    return {"role": "assistant", "content": f"{icon} {text}"}
+
+
+def round_seconds(value: float | None) -> float | None:
+    """Seconds rounded for display (None stays None)."""
+    return None if value is None else round(value, 2)

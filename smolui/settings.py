@@ -1,0 +1,220 @@
+"""Settings: everything the app is configured with, read once from CLI flags and environment.
+
+`app.py` builds one `Settings` at start-up; nothing else reads the environment afterwards.
+Secrets (HF_TOKEN, provider keys) are not settings: model backends read them themselves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The app's configuration. Immutable: change it by building a new one.
+
+    Args:
+        model: Model spec string ("local", "scripted:...", "hf:<id>", "openai:<id>@<url>", ...).
+        agent_type: "code" (CodeAgent) or "tool_calling" (ToolCallingAgent).
+        tools: Names of the tools to give each agent.
+        executor: Where code runs: "sandbox" (confined worker) or "local" (in-process).
+        host: Interface to bind (127.0.0.1 locally, 0.0.0.0 on Spaces).
+        port: TCP port (7860 by default, as Spaces expects).
+        concurrency: How many turns may run at once across all sessions.
+        max_file_size_mb: Largest upload accepted, in megabytes.
+        max_files: Most files attached to one message.
+        max_steps: Steps per turn before the agent must answer.
+        planning_interval: Plan every N steps (None: never).
+        share: Create a public gradio.live link (off by default; never on a Space).
+        auth: (user, password) required to open the page, or None.
+        upload_folder: Root folder for per-conversation upload folders.
+        session_idle_s: Evict a conversation's agent after this many idle seconds.
+        session_grace_s: Keep a closed page's agent this long, so a reload finds it.
+        max_sessions: Most live agents at once; the least recently used idle one is evicted.
+        stream_outputs: Stream model tokens into the running step.
+    """
+
+    model: str = "local"
+    agent_type: str = "code"
+    tools: tuple[str, ...] = ()
+    executor: str = "sandbox"
+    host: str = "127.0.0.1"
+    port: int = 7860
+    concurrency: int = 4
+    max_file_size_mb: float = 20.0
+    max_files: int = 10
+    max_steps: int = 10
+    planning_interval: int | None = None
+    share: bool = False
+    auth: tuple[str, str] | None = field(default=None, repr=False)
+    upload_folder: str = "uploads"
+    session_idle_s: float = 1800.0
+    session_grace_s: float = 300.0
+    max_sessions: int = 32
+    stream_outputs: bool = True
+
+    def with_changes(self, **changes: Any) -> Settings:
+        """A copy with some fields changed.
+
+        Args:
+            **changes: Field names and their new values.
+        """
+        return replace(self, **changes)
+
+
+# flag -> (environment variable, help). The flag's type comes from the Settings field.
+_FLAGS: dict[str, tuple[str, str]] = {
+    "model": ("SMOLUI_MODEL", "model string: 'local' (offline SmolLM2 via llama.cpp), "
+              "'hf:<model id>', 'openai:<model>@<base url>', ... (all forms below)"),
+    "agent_type": ("SMOLUI_AGENT_TYPE", "'code' (writes Python) or 'tool_calling' (JSON tool calls)"),
+    "tools": ("SMOLUI_TOOLS", "comma-separated extra tools for each agent: web_search, "
+              "visit_webpage, transcriber, python_interpreter (document tools are always on)"),
+    "executor": ("SMOLUI_EXECUTOR", "'sandbox' (confined worker process) or 'local' (in-process)"),
+    "host": ("GRADIO_SERVER_NAME", "interface to bind; Spaces sets 0.0.0.0"),
+    "port": ("GRADIO_SERVER_PORT", "TCP port"),
+    "concurrency": ("SMOLUI_CONCURRENCY", "turns that may run at once across all sessions"),
+    "max_file_size_mb": ("SMOLUI_MAX_FILE_SIZE_MB", "largest accepted upload, in MB"),
+    "max_files": ("SMOLUI_MAX_FILES", "most files per message"),
+    "max_steps": ("SMOLUI_MAX_STEPS", "steps per turn before the agent must answer"),
+    "planning_interval": ("SMOLUI_PLANNING_INTERVAL", "plan every N steps (0: never)"),
+    "upload_folder": ("SMOLUI_UPLOAD_FOLDER", "root of the per-conversation upload folders"),
+    "session_idle_s": ("SMOLUI_SESSION_IDLE_S", "evict an idle conversation's agent after N seconds"),
+    "session_grace_s": ("SMOLUI_SESSION_GRACE_S", "keep a closed page's agent N seconds for a reload"),
+    "max_sessions": ("SMOLUI_MAX_SESSIONS", "most live agents at once"),
+}  # fmt: skip
+
+_BOOL_FLAGS: dict[str, tuple[str, str]] = {
+    "share": ("SMOLUI_SHARE", "create a public gradio.live link (off by default)"),
+    "stream_outputs": ("SMOLUI_STREAM_OUTPUTS", "stream model tokens into the running step"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The `app.py` command line. Every flag also reads an environment variable."""
+    parser = argparse.ArgumentParser(
+        prog="app.py",
+        description="smolui: a chat app where an agent writes and runs Python to answer you. "
+        "Every flag can also be set through the environment variable named in its help; "
+        "flags win. Secrets (HF_TOKEN, OPENAI_API_KEY, ...) are read from the environment only.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_epilog(),
+    )
+    defaults = Settings()
+    for name, (env, text) in _FLAGS.items():
+        default = getattr(defaults, name)
+        if isinstance(default, tuple):
+            default = ",".join(default)
+        parser.add_argument(
+            "--" + name.replace("_", "-"), dest=name, default=None,
+            help=f"{text} [env {env}; default {default!r}]",
+        )  # fmt: skip
+    for name, (env, text) in _BOOL_FLAGS.items():
+        parser.add_argument(
+            "--" + name.replace("_", "-"), dest=name, default=None,
+            action=argparse.BooleanOptionalAction,
+            help=f"{text} [env {env}=1/0; default {getattr(defaults, name)}]",
+        )  # fmt: skip
+    parser.add_argument(
+        "--auth", default=None, help="'user:password' required to open the page [env SMOLUI_AUTH]"
+    )
+    return parser
+
+
+def _epilog() -> str:
+    from agents.models.spec import SPEC_FORMS
+
+    return (
+        f"model (--model / SMOLUI_MODEL), {SPEC_FORMS}\n\n"
+        "secrets, read from the environment only: HF_TOKEN (Hugging Face), OPENAI_API_KEY, "
+        "ANTHROPIC_API_KEY and other provider keys.\n"
+        "examples:\n"
+        "  python app.py                                  # offline, SmolLM2 via llama.cpp\n"
+        "  python app.py --model hf:Qwen/Qwen2.5-Coder-32B-Instruct   # needs HF_TOKEN\n"
+        "  python app.py --model openai:my-model@http://127.0.0.1:8080/v1 --concurrency 8"
+    )
+
+
+def settings_from_args(
+    argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None
+) -> Settings:
+    """Read CLI flags, then the environment, into `Settings`.
+
+    Args:
+        argv: Command-line arguments without the program name (default: `sys.argv[1:]`).
+        environ: Environment to read (default: `os.environ`).
+
+    Raises:
+        SystemExit: On an invalid flag or value (argparse prints the usage).
+    """
+    parser = build_parser()
+    args = vars(parser.parse_args(argv))
+    env = os.environ if environ is None else environ
+    values: dict[str, Any] = {}
+    for name, (var, _) in {**_FLAGS, **_BOOL_FLAGS}.items():
+        raw = args.get(name)
+        if raw is None:
+            raw = env.get(var) or None
+        if raw is None:
+            continue
+        try:
+            values[name] = _convert(name, raw, getattr(Settings(), name))
+        except ValueError as error:
+            parser.error(f"--{name.replace('_', '-')}: {error}")
+    auth = args.get("auth") or env.get("SMOLUI_AUTH")
+    if auth:
+        user, sep, password = auth.partition(":")
+        if not sep or not user or not password:
+            parser.error("--auth: expected 'user:password'")
+        values["auth"] = (user, password)
+    settings = Settings(**values)
+    problem = validate(settings)
+    if problem:
+        parser.error(problem)
+    return settings
+
+
+def _convert(name: str, raw: Any, default: Any) -> Any:
+    if isinstance(raw, bool):
+        return raw
+    text = str(raw).strip()
+    if isinstance(default, bool):
+        if text.lower() in ("1", "true", "yes", "on"):
+            return True
+        if text.lower() in ("0", "false", "no", "off"):
+            return False
+        raise ValueError(f"expected a boolean, got {text!r}")
+    if isinstance(default, tuple):
+        return tuple(part.strip() for part in text.split(",") if part.strip())
+    if name == "planning_interval":
+        number = int(text)
+        return number if number > 0 else None
+    if isinstance(default, int):
+        return int(text)
+    if isinstance(default, float):
+        return float(text)
+    return text
+
+
+def validate(settings: Settings) -> str | None:
+    """Say what is wrong with `settings`, or None when they are usable.
+
+    Args:
+        settings: The settings to check.
+    """
+    if settings.agent_type not in ("code", "tool_calling"):
+        return f"agent type must be 'code' or 'tool_calling', not {settings.agent_type!r}"
+    if settings.executor not in ("sandbox", "local"):
+        return f"executor must be 'sandbox' or 'local', not {settings.executor!r}"
+    if not 0 < settings.port < 65536:
+        return f"port must be between 1 and 65535, not {settings.port}"
+    positive = ("concurrency", "max_files", "max_steps", "max_sessions", "max_file_size_mb")
+    for name in positive:
+        if getattr(settings, name) <= 0:
+            return f"{name.replace('_', ' ')} must be positive"
+    if settings.session_idle_s <= 0 or settings.session_grace_s < 0:
+        return "session idle time must be positive and grace time not negative"
+    return None

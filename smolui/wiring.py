@@ -1,0 +1,158 @@
+"""Event wiring: which handler runs on which event, queued or not, with which limits.
+
+The user's message is echoed at once (`queue=False`), then the turn runs in the queue under
+a shared concurrency limit; Stop runs outside the queue so it is never stuck behind turns.
+"""
+
+# No `from __future__ import annotations` here: gradio reads the `gr.Request` annotations
+# of the adapters below at runtime to inject the request.
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from smolui.conversations import ConversationHandlers
+from smolui.export import write_export
+from smolui.handlers import ChatHandlers
+from smolui.layout import Layout
+
+
+def safe(handler: Callable) -> Callable:
+    """Failures become a readable toast (details in the server log), never a bare "Error".
+
+    Args:
+        handler: A non-generator event handler.
+    """
+    import gradio as gr
+
+    from smolui.errors import describe_failure
+
+    @functools.wraps(handler)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return handler(*args, **kwargs)
+        except Exception as error:
+            raise gr.Error(describe_failure(error)) from None
+
+    return wrapped
+
+
+def _page(request: Any) -> Any:
+    return getattr(request, "session_hash", None)
+
+
+def _turn_adapters(chat: ChatHandlers, conversations: ConversationHandlers) -> dict[str, Callable]:
+    import gradio as gr
+
+    def echo(message: Any, history: list) -> tuple:
+        shown, pending = chat.echo(message, history)
+        busy = pending is not None
+        return (
+            shown,
+            pending,
+            gr.MultimodalTextbox(value=None, interactive=False) if busy else gr.MultimodalTextbox(),
+        )
+
+    def run(pending: Any, history: list, conversation_id: Any, request: gr.Request):
+        yield from chat.run_turn(pending, history, conversation_id, _page(request))
+
+    def after_turn(history: list, conversation_id: Any, store: Any) -> tuple:
+        store, choices = conversations.save(history, conversation_id, store)
+        return (store, gr.Radio(choices=choices, value=conversation_id), chat.side_panel(conversation_id),
+                gr.MultimodalTextbox(interactive=True))  # fmt: skip
+
+    return {"echo": echo, "run": run, "after_turn": after_turn}
+
+
+def _conversation_adapters(
+    chat: ChatHandlers, conversations: ConversationHandlers
+) -> dict[str, Callable]:
+    import gradio as gr
+
+    def opened(result: tuple) -> tuple:
+        conversation_id, history, store, choices = result
+        radio = gr.Radio(choices=choices, value=conversation_id)
+        return conversation_id, history, store, radio, chat.side_panel(conversation_id)
+
+    def load(store: Any, request: gr.Request) -> tuple:
+        return opened(conversations.load(store, _page(request)))
+
+    def new_chat(history: list, conversation_id: Any, store: Any, request: gr.Request) -> tuple:
+        result = conversations.new_chat(history, conversation_id, store, _page(request))
+        return (*opened(result), gr.MultimodalTextbox(interactive=True))
+
+    def switch(
+        wanted: Any, history: list, conversation_id: Any, store: Any, request: gr.Request
+    ) -> tuple:
+        return opened(conversations.switch(wanted, history, conversation_id, store, _page(request)))
+
+    def unload(request: gr.Request) -> None:
+        conversations.page_closed(_page(request))
+
+    return {"load": load, "new_chat": new_chat, "switch": switch, "unload": unload}
+
+
+def adapters(chat: ChatHandlers, conversations: ConversationHandlers) -> dict[str, Callable]:
+    """The handlers in the shape gradio calls them: component values in, updates out.
+
+    Every handler but the streaming turn and the unload hook is wrapped by `safe`.
+
+    Args:
+        chat: Turn and control handlers.
+        conversations: Load, new chat, switch, save and unload handlers.
+    """
+    handlers = {**_turn_adapters(chat, conversations), **_conversation_adapters(chat, conversations),
+                "retry": chat.retry, "stop": chat.stop, "clear": chat.clear}  # fmt: skip
+    unwrapped = ("run", "unload")
+    return {name: fn if name in unwrapped else safe(fn) for name, fn in handlers.items()}
+
+
+def wire(
+    layout: Layout,
+    chat: ChatHandlers,
+    conversations: ConversationHandlers,
+    concurrency: int,
+    model_label: Callable[[], str],
+) -> None:
+    """Attach every event of the page (call inside `with layout.demo:`).
+
+    Args:
+        layout: The page's components.
+        chat: Turn and control handlers.
+        conversations: Load, new chat, switch, save and unload handlers.
+        concurrency: How many turns may run at once across all visitors.
+        model_label: The model's display name (for exports).
+    """
+    ui, fn = layout, adapters(chat, conversations)
+    run_inputs = [ui.pending, ui.chatbot, ui.conversation_id]
+    turn = dict(concurrency_limit=concurrency, concurrency_id="turn", show_progress="hidden")
+    after = (
+        fn["after_turn"],
+        [ui.chatbot, ui.conversation_id, ui.store],
+        [ui.store, ui.conversations, ui.panel, ui.textbox],
+    )
+    opened = [ui.conversation_id, ui.chatbot, ui.store, ui.conversations, ui.panel]
+
+    (ui.textbox.submit(fn["echo"], [ui.textbox, ui.chatbot], [ui.chatbot, ui.pending, ui.textbox], queue=False)
+        .then(fn["run"], run_inputs, [ui.chatbot, ui.conversation_id], **turn)
+        .then(*after, queue=False))  # fmt: skip
+    (ui.retry.click(fn["retry"], [ui.chatbot, ui.conversation_id], [ui.chatbot, ui.pending], queue=False)
+        .then(fn["run"], run_inputs, [ui.chatbot, ui.conversation_id], **turn)
+        .then(*after, queue=False))  # fmt: skip
+    ui.stop.click(fn["stop"], [ui.conversation_id], None, queue=False)
+    ui.clear.click(fn["clear"], [ui.conversation_id], [ui.chatbot], queue=False).then(
+        *after, queue=False
+    )
+    ui.new_chat.click(
+        fn["new_chat"],
+        [ui.chatbot, ui.conversation_id, ui.store],
+        [*opened, ui.textbox],
+        queue=False,
+    )
+    ui.conversations.input(fn["switch"], [ui.conversations, ui.chatbot, ui.conversation_id, ui.store], opened,
+                           queue=False)  # fmt: skip
+    for button, fmt in ((ui.export_md, "md"), (ui.export_json, "json")):
+        export = safe(lambda history, fmt=fmt: str(write_export(history or [], fmt, model_label())))
+        button.click(export, [ui.chatbot], [ui.export_file])
+    ui.demo.load(fn["load"], [ui.store], opened, queue=False)
+    ui.demo.unload(fn["unload"])

@@ -1,0 +1,80 @@
+"""Browser fixtures: the app on loopback, Chromium, and a screenshot of every failing page."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.harness import CHROMIUM, CHROMIUM_ARGS, ScriptedApp
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.e2e)
+            if not os.path.exists(CHROMIUM):
+                item.add_marker(
+                    pytest.mark.skip(reason=f"{CHROMIUM} missing: apt-get install chromium")
+                )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"report_{report.when}", report)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ScriptedApp]:
+    """The real app, in this process, with a scripted model per conversation."""
+    server = ScriptedApp(tmp_path_factory.mktemp("uploads")).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def new_page(browser, request: pytest.FixtureRequest):
+    """Opens pages in fresh browser contexts (separate storage: separate visitors)."""
+    contexts = []
+
+    def open_page(url: str):
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context.set_default_timeout(20_000)
+        contexts.append(context)
+        page = context.new_page()
+        page.goto(url)
+        return page
+
+    yield open_page
+    failed = getattr(request.node, "report_call", None)
+    if failed is not None and failed.failed:
+        ARTIFACTS.mkdir(exist_ok=True)
+        name = re.sub(r"[^A-Za-z0-9_.-]", "_", request.node.nodeid)
+        for index, context in enumerate(contexts):
+            for number, page in enumerate(context.pages):
+                try:
+                    page.screenshot(
+                        path=str(ARTIFACTS / f"{name}-{index}-{number}.png"), full_page=True
+                    )
+                except Exception:  # a crashed page must not hide the test's own failure
+                    pass
+    for context in contexts:
+        context.close()

@@ -1,0 +1,88 @@
+"""The app under test: the real GradioUI on loopback, with scripted models per conversation."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class ScriptedApp:
+    """Runs GradioUI in this process; each new conversation gets an agent whose model
+    replays `self.script()` (set by each test before it opens a page).
+
+    Args:
+        upload_root: Where conversations' uploads go.
+        executor: "sandbox" (the real default) or "local".
+        **settings: Overrides for `Settings`.
+    """
+
+    def __init__(self, upload_root: Path, executor: str = "sandbox", **settings: Any):
+        os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+        from smolui.settings import Settings
+
+        self.port = free_port()
+        self.settings = Settings(
+            model="scripted", executor=executor, host="127.0.0.1", port=self.port,
+            upload_folder=str(upload_root), concurrency=8, **settings,
+        )  # fmt: skip
+        self.script: Callable[[], list[Any]] = lambda: ["<code>\nfinal_answer('hello')\n</code>"]
+        self.model_options: dict[str, Any] = {}
+        self.agents: list[Any] = []
+        self._lock = threading.Lock()
+        self.ui: Any = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+    def make_agent(self, upload_dir: Path) -> Any:
+        from agents.code_agent import CodeAgent
+        from agents.console import LogLevel
+        from agents.models.scripted import ScriptedModel
+
+        model = ScriptedModel(self.script(), **self.model_options)
+        executor_kwargs = (
+            {"read_only_paths": [str(upload_dir)]} if self.settings.executor == "sandbox" else {}
+        )
+        agent = CodeAgent(
+            [], model, executor_type=self.settings.executor, executor_kwargs=executor_kwargs,
+            max_steps=self.settings.max_steps, stream_outputs=True, verbosity_level=LogLevel.OFF,
+            additional_authorized_imports=["PIL", "PIL.*"],
+        )  # fmt: skip
+        with self._lock:
+            self.agents.append(agent)
+        return agent
+
+    def start(self) -> ScriptedApp:
+        from smolui.gradio_ui import GradioUI
+
+        self.ui = GradioUI(
+            self.make_agent, settings=self.settings, model_label=lambda: "scripted-test"
+        )
+        self.ui.launch(prevent_thread_lock=True, quiet=True)
+        return self
+
+    def stop(self) -> None:
+        if self.ui is not None:
+            self.ui.close()

@@ -1,0 +1,49 @@
+"""What a person does on the page, and what they see, as small helpers over Playwright."""
+
+from __future__ import annotations
+
+from typing import Any
+
+MESSAGE_BOX = "#message textarea"
+CHAT = "#chat"
+
+
+def send(page: Any, text: str, files: list[str] | None = None) -> None:
+    """Type a message (optionally attaching files) and press Enter."""
+    from playwright.sync_api import expect
+
+    box = page.locator(MESSAGE_BOX)
+    expect(box).to_be_enabled()
+    if files:
+        page.locator("#message input[type=file]").set_input_files(files)
+        expect(page.locator('#message [aria-label="File thumbnail"]')).to_have_count(len(files))
+    box.fill(text)
+    box.press("Enter")
+
+
+def step_title(page: Any, text: str) -> Any:
+    """The title row of the step whose title contains `text`."""
+    return page.locator(f"{CHAT} .thought-group > .title", has_text=text)
+
+
+def spinners(page: Any) -> Any:
+    """Spinners of steps still running."""
+    return page.locator(f"{CHAT} .loading-spinner")
+
+
+def bot(page: Any, text: str) -> Any:
+    """Plain bot messages (answers and notes, not steps) whose text contains `text`."""
+    return (
+        page.locator(CHAT)
+        .get_by_label("bot's message: ")
+        .filter(has_text=text)
+        .filter(has_not=page.locator(".thought-group"))
+    )
+
+
+def wait_turn_done(page: Any, turns: int = 1) -> None:
+    """Wait until `turns` footers are shown and the message box is usable again."""
+    from playwright.sync_api import expect
+
+    expect(page.locator(f"{CHAT} sub", has_text=" step")).to_have_count(turns)
+    expect(page.locator(MESSAGE_BOX)).to_be_enabled()
