@@ -6,13 +6,13 @@ an answer becomes an action (`_step_stream`); everything else lives here.
 
 from __future__ import annotations
 
-import inspect
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 from agents import context, planning
+from agents.callbacks import normalize_callbacks, takes_agent
 from agents.console import ConsoleLogger, LogLevel
 from agents.errors import (
     AgentConfigError,
@@ -34,11 +34,12 @@ from agents.memory import (
     Timing,
 )
 from agents.models.messages import ChatMessage, ChatMessageStreamDelta, TokenUsage
+from agents.persistence import PersistenceMixin
 from agents.prompts import load_prompt_templates
 from agents.toolset import build_toolset
 
 
-class MultiStepAgent:
+class MultiStepAgent(PersistenceMixin):
     """An agent that solves a task in steps of think, act, observe.
 
     Args:
@@ -111,7 +112,7 @@ class MultiStepAgent:
         self.tools, self.managed_agents = build_toolset(
             tools, managed_agents, add_base_tools, self._base_tools_with_interpreter
         )
-        self.step_callbacks = _normalize_callbacks(step_callbacks)
+        self.step_callbacks = normalize_callbacks(step_callbacks)
         self.logger = logger or ConsoleLogger(verbosity_level)
         self.memory = AgentMemory(self.initialize_system_prompt())
         self.state: dict[str, Any] = {}
@@ -292,7 +293,7 @@ class MultiStepAgent:
     def _run_callbacks(self, step: MemoryStep) -> None:
         for kind, callback in self.step_callbacks:
             if kind is None or isinstance(step, kind):
-                if _takes_agent(callback):
+                if takes_agent(callback):
                     callback(step, agent=self)
                 else:
                     callback(step)
@@ -383,83 +384,6 @@ class MultiStepAgent:
             closer = getattr(tool, "close", None)
             if callable(closer):
                 closer()
-
-    # -- saving and loading (see agents/serialization.py) -------------------------------
-
-    def to_dict(self) -> dict[str, Any]:
-        """The agent as a JSON-ready dict (tools as code, model as its settings)."""
-        from agents.serialization import agent_to_dict
-
-        return agent_to_dict(self)
-
-    @classmethod
-    def from_dict(cls, agent_dict: dict[str, Any], **kwargs: Any) -> MultiStepAgent:
-        """Rebuild an agent from `to_dict()`; kwargs override saved values."""
-        from agents.serialization import agent_from_dict
-
-        return agent_from_dict(agent_dict, **kwargs)
-
-    def save(self, output_dir: str, relative_path: str | None = None) -> None:
-        """Write agent.json, prompts.yaml, tools/, managed_agents/, requirements.txt, app.py."""
-        from agents.serialization import save_agent
-
-        save_agent(self, output_dir)
-
-    @classmethod
-    def from_folder(cls, folder: str, **kwargs: Any) -> MultiStepAgent:
-        """Load an agent saved with `save()`; tool code needs `trust_remote_code=True`."""
-        from agents.serialization import agent_from_folder
-
-        return agent_from_folder(folder, **kwargs)
-
-    def push_to_hub(
-        self,
-        repo_id: str,
-        commit_message: str = "Upload agent",
-        private: bool | None = None,
-        token: str | None = None,
-        create_pr: bool = False,
-    ) -> str:
-        """Upload the saved agent to a Hub repository (a Space)."""
-        from agents.serialization import push_agent_to_hub
-
-        return push_agent_to_hub(
-            self,
-            repo_id,
-            commit_message=commit_message,
-            private=private,
-            token=token,
-            create_pr=create_pr,
-        )
-
-    @classmethod
-    def from_hub(
-        cls, repo_id: str, token: str | None = None, trust_remote_code: bool = False, **kwargs: Any
-    ) -> MultiStepAgent:
-        """Download and load an agent from the Hub (code needs `trust_remote_code=True`)."""
-        from agents.serialization import agent_from_hub
-
-        return agent_from_hub(repo_id, token=token, trust_remote_code=trust_remote_code, **kwargs)
-
-
-def _normalize_callbacks(callbacks: Any) -> list[tuple[type | None, Callable]]:
-    if not callbacks:
-        return []
-    if isinstance(callbacks, dict):
-        out = []
-        for kind, funcs in callbacks.items():
-            funcs = funcs if isinstance(funcs, (list, tuple)) else [funcs]
-            out += [(kind, f) for f in funcs]
-        return out
-    return [(None, f) for f in callbacks]
-
-
-def _takes_agent(callback: Callable) -> bool:
-    try:
-        params = inspect.signature(callback).parameters
-    except (TypeError, ValueError):
-        return False
-    return "agent" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
 
 
 def _preview(value: Any, limit: int = 200) -> str:

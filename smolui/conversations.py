@@ -78,6 +78,12 @@ class ConversationHandlers:
             **store, "current": session.id}  # fmt: skip
         return session.id, chat, store, transcripts.choices(store)
 
+    def _saved_store(self, chat: list[Message], conversation_id: str | None, store_value: Any):
+        """The browser's store with the current chat saved into it (when there is one)."""
+        if chat:
+            return self.save(chat, conversation_id, store_value)[0]
+        return self._store(store_value)
+
     def save(
         self, chat: list[Message], conversation_id: str | None, store_value: Any
     ) -> tuple[dict[str, Any], list[tuple[str, str]]]:
@@ -112,11 +118,7 @@ class ConversationHandlers:
             store_value: The browser's store.
             page: The page's session hash.
         """
-        store, _ = (
-            self.save(chat, conversation_id, store_value)
-            if chat
-            else (self._store(store_value), [])
-        )
+        store = self._saved_store(chat, conversation_id, store_value)
         return self._open(store, None, page)
 
     def switch(
@@ -136,11 +138,7 @@ class ConversationHandlers:
             store_value: The browser's store.
             page: The page's session hash.
         """
-        store, _ = (
-            self.save(chat, conversation_id, store_value)
-            if chat
-            else (self._store(store_value), [])
-        )
+        store = self._saved_store(chat, conversation_id, store_value)
         if wanted == conversation_id or transcripts.find(store, wanted) is None:
             return conversation_id, chat, store, transcripts.choices(store)
         return self._open(store, wanted, page)
