@@ -1,4 +1,5 @@
-"""Saving and loading agents: thin methods over `agents.serialization`."""
+"""Saving, loading and copying agents (saving and loading are thin layers over
+`agents.serialization`)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,45 @@ from typing import Any
 
 
 class PersistenceMixin:
-    """`to_dict`/`from_dict`, `save`/`from_folder` and `push_to_hub`/`from_hub` for agents."""
+    """`clone`, `to_dict`/`from_dict`, `save`/`from_folder`, `push_to_hub`/`from_hub`."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        agent = super().__new__(cls)
+        agent._init_call = (args, dict(kwargs))  # what `clone` rebuilds from
+        return agent
+
+    def clone(self) -> Any:
+        """A new agent with the same configuration, tools and model, but its own memory,
+        executor and managed agents: how one agent definition serves many visitors.
+
+        Raises:
+            AgentConfigError: The agent was given a ready `executor`, which cannot be shared.
+        """
+        from agents.errors import AgentConfigError
+        from agents.managed import ManagedAgent
+
+        args, kwargs = self._init_call
+        kwargs = dict(kwargs)
+        if kwargs.get("executor") is not None:
+            raise AgentConfigError(
+                "An agent built with a ready executor cannot be cloned: pass executor_type "
+                "and executor_kwargs instead."
+            )
+        managed = []
+        for entry in kwargs.get("managed_agents") or []:
+            if isinstance(entry, ManagedAgent):
+                entry = ManagedAgent(
+                    entry.agent.clone(),
+                    entry.name,
+                    entry.description,
+                    entry.agent.provide_run_summary,
+                )
+            else:
+                entry = entry.clone()
+            managed.append(entry)
+        if managed:
+            kwargs["managed_agents"] = managed
+        return type(self)(*args, **kwargs)
 
     def to_dict(self) -> dict[str, Any]:
         """The agent as a JSON-ready dict (tools as code, model as its settings)."""
