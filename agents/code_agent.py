@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections.abc import Generator
 from typing import Any
 
@@ -13,6 +15,8 @@ from agents.executors.python_runner import BASE_AUTHORIZED_IMPORTS
 from agents.memory import ActionOutput, ActionStep, ToolCall
 from agents.parsing import extract_code, extract_structured_code
 from agents.prompts import render
+
+logger = logging.getLogger(__name__)
 
 STRUCTURED_FORMAT = {
     "type": "json_schema",
@@ -106,6 +110,13 @@ class CodeAgent(MultiStepAgent):
         self.executor.send_tools(callables)
         if self.state:
             self.executor.send_variables(dict(self.state))
+        self._warm_up_executor()
+
+    def _warm_up_executor(self) -> None:
+        """Start a sandbox worker while the model writes the first step's code."""
+        start = getattr(self.executor, "start", None)
+        if callable(start) and getattr(self.executor, "worker_pid", -1) is None:
+            threading.Thread(target=_start_quietly, args=(start,), daemon=True).start()
 
     def _reset_run_state(self) -> None:
         self.executor.reset()
@@ -165,6 +176,13 @@ class CodeAgent(MultiStepAgent):
     def close(self) -> None:
         self.executor.close()
         super().close()
+
+
+def _start_quietly(start: Any) -> None:
+    try:
+        start()
+    except Exception:  # the first execution starts it again and reports the error
+        logger.debug("executor warm-up failed", exc_info=True)
 
 
 def _short(value: Any, limit: int = 5000) -> str:
