@@ -145,12 +145,15 @@ class MultiStepAgent(PersistenceMixin):
         last_task = max(
             (i for i, s in enumerate(self.memory.steps) if isinstance(s, TaskStep)), default=0
         )
+        latest = len(self.memory.steps) - context.PROTECTED_LATEST_STEPS
         for index, step in enumerate(self.memory.steps):
             groups.append(
                 context.StepMessages(
                     step.to_messages(summary_mode),
                     is_task=isinstance(step, TaskStep),
-                    protected=index >= last_task,
+                    # The current task and the latest steps stay whole; the current task's
+                    # earlier steps go after every older turn's, oldest first.
+                    protected=index == last_task or index >= latest,
                 )
             )
         budget = self._context_budget()

@@ -66,6 +66,13 @@ def fit_to_budget(
             dropped_steps += not group.is_task
             continue
         kept.append(group)
+    for group in kept[:-1]:  # still too big: even the latest steps but the last are cut
+        if total <= budget:
+            break
+        if not group.is_task:
+            before = cost(group.messages)
+            group.messages = [_shorten(m) for m in group.messages]
+            total -= before - cost(group.messages)
     out = list(head)
     if dropped_steps or dropped_tasks:
         out.append(_marker(dropped_steps, dropped_tasks))

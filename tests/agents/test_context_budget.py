@@ -73,3 +73,30 @@ def test_dropping_adds_a_marker():
     texts = [m.text for m in out]
     assert "5 earlier tasks" in texts[1]
     assert texts[-1] == "latest"
+
+
+def test_a_single_long_turn_is_trimmed_but_keeps_its_task_and_latest_steps():
+    replies = [f"<code>\nprint('{'y' * 1500}')\nstep_{i} = {i}\n</code>" for i in range(12)]
+    model = ScriptedModel([*replies, "<code>\nfinal_answer('done')\n</code>"])
+    agent = CodeAgent(tools=[], model=model, max_context_tokens=BUDGET, verbosity_level=0)
+    assert agent.run("One long task") == "done"
+    last = model.calls[-1]
+    text = str(last)
+    assert "One long task" in text
+    assert "step_11 = 11" in text and "step_10 = 10" in text  # the latest steps, whole
+    assert "left out" in text  # older steps of the same turn were shortened or dropped
+    sizes = [model.count_tokens("".join(str(b.get("text", "")) for m in c for b in m["content"]))
+             for c in model.calls]  # fmt: skip
+    assert max(sizes) <= BUDGET
+
+
+def test_protected_steps_but_the_last_are_shortened_when_nothing_else_is_left():
+    head = [_msg("system")]
+    groups = [
+        StepMessages([_msg("task")], is_task=True, protected=True),
+        StepMessages([_msg("b" * 4000)], protected=True),
+        StepMessages([_msg("c" * 800)], protected=True),
+    ]
+    out = fit_to_budget(head, groups, budget=400, count_tokens=lambda t: len(t) // 4)
+    texts = [m.text for m in out]
+    assert texts[1] == "task" and "characters left out" in texts[2] and texts[3] == "c" * 800
