@@ -27,13 +27,17 @@ from agents.memory import (
     AgentMemory,
     FinalAnswerStep,
     MemoryStep,
-    PlanningStep,
     RunResult,
     SystemPromptStep,
     TaskStep,
     Timing,
 )
-from agents.models.messages import ChatMessage, ChatMessageStreamDelta, TokenUsage
+from agents.models.messages import (
+    ChatMessage,
+    ChatMessageStreamDelta,
+    TokenUsage,
+    agglomerate_stream_deltas,
+)
 from agents.persistence import PersistenceMixin
 from agents.prompts import load_prompt_templates
 from agents.toolset import build_toolset
@@ -340,8 +344,6 @@ class MultiStepAgent(PersistenceMixin):
                     raise AgentInterruptedError("The run was interrupted.")
                 deltas.append(delta)
                 yield delta
-            from agents.models.messages import agglomerate_stream_deltas
-
             return agglomerate_stream_deltas(deltas)
         except (AgentError, GeneratorExit):
             raise
@@ -397,6 +399,3 @@ def _preview(value: Any, limit: int = 200) -> str:
 def _describe(error: Exception) -> str:
     message = getattr(error, "message", None) or str(error) or type(error).__name__
     return f"{type(error).__name__}: {message}"
-
-
-__all__ = ["MultiStepAgent", "PlanningStep"]
