@@ -93,6 +93,11 @@ def describe_failure(error: BaseException) -> str:
         text = "The model provider is rate-limiting requests. Wait a moment and try again."
     elif isinstance(error, ContextLengthExceededError):
         text = "The conversation is longer than the model's context window. Start a new chat."
+    elif isinstance(error, ProviderTimeoutError) and "could not reach" in error.message:
+        text = (
+            "The model server could not be reached. Check that it is running and that the "
+            "app's model URL is right (details in the server log)."
+        )
     elif isinstance(error, ProviderTimeoutError):
         text = "The model did not answer in time. Try again, or choose a faster model."
     elif isinstance(error, ModelProviderError):
