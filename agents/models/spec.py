@@ -56,6 +56,9 @@ def default_model(**kwargs: Any) -> Model:
     """
     from agents.models.llama_cpp import LlamaCppModel
 
+    # The 135M model's useful answers are short; when it rambles, a lower cap keeps a step
+    # from taking most of a minute on a small CPU.
+    kwargs.setdefault("max_tokens", 512)
     return LlamaCppModel(**kwargs)
 
 

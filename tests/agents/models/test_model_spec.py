@@ -69,6 +69,7 @@ def test_local_paths_and_the_offline_default():
     assert path.is_file() and path.suffix == ".gguf"
     for model in (model_from_spec("local"), default_model()):
         assert isinstance(model, LlamaCppModel) and model.model_path == path
+        assert model.kwargs["max_tokens"] == 512  # a short cap keeps the demo model snappy
     assert model_from_spec(f"llamacpp:{path}").model_path == path
     hf_gguf = model_from_spec(f"transformers:{path}")
     assert isinstance(hf_gguf, TransformersModel)
