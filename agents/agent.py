@@ -348,7 +348,10 @@ class MultiStepAgent(PersistenceMixin):
         except (AgentError, GeneratorExit):
             raise
         except Exception as error:
-            raise AgentGenerationError(f"The model call failed: {_describe(error)}") from error
+            detail = getattr(error, "message", None) or str(error) or type(error).__name__
+            raise AgentGenerationError(
+                f"The model call failed: {type(error).__name__}: {detail}"
+            ) from error
 
     # -- hooks for subclasses --------------------------------------------------------
 
@@ -394,8 +397,3 @@ class MultiStepAgent(PersistenceMixin):
 def _preview(value: Any, limit: int = 200) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[:limit] + "..."
-
-
-def _describe(error: Exception) -> str:
-    message = getattr(error, "message", None) or str(error) or type(error).__name__
-    return f"{type(error).__name__}: {message}"
