@@ -110,10 +110,14 @@ class CodeAgent(MultiStepAgent):
         self.executor.send_tools(callables)
         if self.state:
             self.executor.send_variables(dict(self.state))
-        self._warm_up_executor()
+        self.warm_up()
 
-    def _warm_up_executor(self) -> None:
-        """Start a sandbox worker while the model writes the first step's code."""
+    def warm_up(self) -> None:
+        """Start the executor's worker in the background, if it has one and it is not running.
+
+        `run` calls this so the worker starts while the model writes the first step's code;
+        an app may call it earlier, e.g. when a visitor opens the page.
+        """
         start = getattr(self.executor, "start", None)
         if callable(start) and getattr(self.executor, "worker_pid", -1) is None:
             threading.Thread(target=_start_quietly, args=(start,), daemon=True).start()

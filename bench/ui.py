@@ -6,20 +6,25 @@ Prints:
   1. UI overhead per turn beyond the agent's own time (ms): the browser's submit-to-footer
      time minus the time `agent.run` took on the server.
   2. Bytes the browser received for 10/20/30-step streamed turns (should grow linearly).
-  3. Wall time of 8 concurrent sessions vs one session (goal: within 1.3x).
+  3. Wall time of 8 concurrent sessions vs one session (goal: within 1.3x), in the browsers
+     (click to footer) and at the server (first turn handler start to last end): with the
+     browsers on the same CPUs as the server, then with the browsers pinned to a CPU of their
+     own (as when visitors' browsers run on their own machines), then without browsers.
 
-The model is a `ScriptedModel` with fixed delays and streamed output, so the figures measure
-the app, not a language model.
+The app runs in its own process (`bench/ui_server.py`), so the browsers' driver does not
+share its GIL. The model is a `ScriptedModel` with fixed delays and streamed output, so the
+figures measure the app, not a language model.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import os
 import statistics
+import subprocess
 import sys
-import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -42,60 +47,35 @@ FOOTER_WATCH = """() => {
 }"""
 
 
-def step_reply(index: int, last: bool) -> str:
-    code = "final_answer(total)" if last else f"total = {index} * 2\nprint('step', {index}, total)"
-    return f"Thought: step {index}, doing a small computation as planned.\n<code>\n{code}\n</code>"
+class ServerProcess:
+    """`bench/ui_server.py` in a child process: the app, with its own GIL and CPU time."""
 
+    def __init__(self, executor: str, delay: float, concurrency: int):
+        command = [sys.executable, str(ROOT / "bench" / "ui_server.py"), "--executor", executor,
+                   "--delay", str(delay), "--concurrency", str(concurrency)]  # fmt: skip
+        self.proc = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        port = json.loads(self.proc.stdout.readline())["port"]
+        self.url = f"http://127.0.0.1:{port}/"
 
-class BenchApp:
-    """GradioUI on loopback; each conversation's model plays `steps` streamed steps."""
+    def ask(self, cmd: str, **fields: Any) -> Any:
+        self.proc.stdin.write(json.dumps({"cmd": cmd, **fields}) + "\n")
+        self.proc.stdin.flush()
+        return json.loads(self.proc.stdout.readline())
 
-    def __init__(self, executor: str, delay: float, concurrency: int = 8):
-        os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
-        from smolui.settings import Settings
+    def set_steps(self, steps: int) -> None:
+        self.ask("steps", n=steps)
 
-        with __import__("socket").socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            self.port = sock.getsockname()[1]
-        self.settings = Settings(model="scripted", executor=executor, port=self.port, max_steps=40,
-                                 concurrency=concurrency, max_sessions=64,
-                                 upload_folder=tempfile.mkdtemp(prefix="bench-uploads-"))  # fmt: skip
-        self.delay = delay
-        self.steps = 3
-        self.run_times: list[float] = []
-        self._lock = threading.Lock()
+    def pin(self, cpus: set[int]) -> None:
+        """Run every thread of the server (and what it starts later) on `cpus`."""
+        for task in os.listdir(f"/proc/{self.proc.pid}/task"):
+            with contextlib.suppress(OSError):  # the thread ended meanwhile
+                os.sched_setaffinity(int(task), cpus)
 
-    def make_agent(self) -> Any:
-        from agents.code_agent import CodeAgent
-        from agents.models.scripted import ScriptedModel, ScriptedReply
-
-        steps = self.steps
-        replies = [ScriptedReply(step_reply(i, i == steps), delay=self.delay, chunk_size=12)
-                   for i in range(1, steps + 1)]  # fmt: skip
-        agent = CodeAgent([], ScriptedModel(replies, loop=True), executor_type=self.settings.executor,
-                          max_steps=40, stream_outputs=True, verbosity_level=-1)  # fmt: skip
-        original = agent.run
-
-        def timed_run(*args: Any, **kwargs: Any) -> Any:
-            events = original(*args, **kwargs)
-
-            def timed() -> Any:
-                started = time.perf_counter()
-                yield from events
-                with self._lock:
-                    self.run_times.append(time.perf_counter() - started)
-
-            return timed()
-
-        agent.run = timed_run
-        return agent
-
-    def start(self) -> BenchApp:
-        from smolui.gradio_ui import GradioUI
-
-        self.ui = GradioUI(self.make_agent, settings=self.settings, model_label=lambda: "bench")
-        self.ui.launch(prevent_thread_lock=True, quiet=True)
-        return self
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(30)
 
 
 def open_page(browser: Any, url: str) -> Any:
@@ -128,23 +108,23 @@ def wait_footer(page: Any, count: int) -> float:
     return page.evaluate(f"window.__footers[{count - 1}]")
 
 
-def overhead(browser: Any, app: BenchApp, turns: int) -> list[float]:
-    app.steps = 3
+def overhead(browser: Any, app: ServerProcess, turns: int) -> list[float]:
+    app.set_steps(3)
     page = open_page(browser, app.url)
     results = []
     for turn in range(1, turns + 1):
-        before = len(app.run_times)
+        before = len(app.ask("run_times"))
         started = submit(page, f"turn {turn}")
         ended = wait_footer(page, turn)
-        agent_s = app.run_times[before]
+        agent_s = app.ask("run_times")[before]
         results.append((ended - started) / 1000 - agent_s)
     page.context.close()
     return results
 
 
-def streamed_bytes(browser: Any, app: BenchApp, steps: int, repeats: int = 3) -> int:
+def streamed_bytes(browser: Any, app: ServerProcess, steps: int, repeats: int = 3) -> int:
     """Median bytes (decoded) the browser received during one `steps`-step turn."""
-    app.steps = steps
+    app.set_steps(steps)
     sizes = []
     for _ in range(repeats):
         page = open_page(browser, app.url)
@@ -159,16 +139,24 @@ def streamed_bytes(browser: Any, app: BenchApp, steps: int, repeats: int = 3) ->
     return int(statistics.median(sizes))
 
 
-def concurrent(browser: Any, app: BenchApp, sessions: int) -> tuple[float, float]:
-    """Wall time of one 5-step turn alone, then of `sessions` turns sent at the same instant."""
-    app.steps = 5
+def concurrent(browser: Any, app: ServerProcess, sessions: int) -> dict[str, tuple[float, float]]:
+    """One 5-step turn alone, then `sessions` turns sent at the same instant from their own pages.
+
+    Returns (one, many) wall times in seconds, as the browsers saw them (click to footer) and
+    as the server saw them (first turn handler start to last turn handler end).
+    """
+    app.set_steps(5)
+    app.ask("spans")
     solo = open_page(browser, app.url)
     started = submit(solo, "alone")
     one = (wait_footer(solo, 1) - started) / 1000
     solo.context.close()
+    ((turn_start, turn_end),) = app.ask("spans")
+    server_one = turn_end - turn_start
     pages = [open_page(browser, app.url) for _ in range(sessions)]
     for index, page in enumerate(pages):
         page.locator("#message textarea").fill(f"together {index}")
+    app.ask("spans")
     start_at = time.time() * 1000 + 1500  # every page presses send at this instant
     pending = [page.evaluate_handle(
         """(at) => new Promise(done => setTimeout(() => {
@@ -178,36 +166,20 @@ def concurrent(browser: Any, app: BenchApp, sessions: int) -> tuple[float, float
     started = min(handle.json_value() for handle in pending)
     for page in pages:
         page.context.close()
-    return one, (ended - started) / 1000
+    spans = app.ask("spans")
+    server_many = max(end for _, end in spans) - min(start for start, _ in spans)
+    return {"browser": (one, (ended - started) / 1000), "server": (server_one, server_many)}
 
 
-def server_only(app: BenchApp, sessions: int) -> tuple[float, float]:
-    """The same comparison without browsers: turns driven through the handlers in threads."""
-    from smolui.handlers import ChatHandlers, HandlerConfig
-    from smolui.sessions import SessionRegistry
-    from smolui.uploads import UploadPolicy
+def pin_browsers_apart() -> bool:
+    """Run what this process spawns from now on (the browsers) on the last CPU only.
 
-    app.steps = 5
-    registry = SessionRegistry(app.make_agent, app.settings.upload_folder, max_sessions=64)
-    handlers = ChatHandlers(registry, HandlerConfig(policy=UploadPolicy(), max_steps=40))
-
-    def turn(index: int) -> None:
-        shown, pending = handlers.echo({"text": f"turn {index}", "files": []}, [])
-        for _ in handlers.run_turn(pending, shown, None):
-            pass
-
-    started = time.perf_counter()
-    turn(-1)
-    one = time.perf_counter() - started
-    threads = [threading.Thread(target=turn, args=(i,)) for i in range(sessions)]
-    started = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    many = time.perf_counter() - started
-    registry.close_all()
-    return one, many
+    False with a single CPU."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        return False
+    os.sched_setaffinity(0, {cpus[-1]})  # the calling thread, which spawns the browser
+    return True
 
 
 def main() -> None:
@@ -222,13 +194,12 @@ def main() -> None:
     logging_off()
     from playwright.sync_api import sync_playwright
 
-    app = BenchApp(args.executor, args.delay, concurrency=args.sessions).start()
-    app.url = f"http://127.0.0.1:{app.port}/"
+    app = ServerProcess(args.executor, args.delay, concurrency=args.sessions)
+    print(
+        f"smolui UI bench · executor={args.executor} · model delay {args.delay * 1000:.0f} ms/step"
+    )
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        print(
-            f"smolui UI bench · executor={args.executor} · model delay {args.delay * 1000:.0f} ms/step"
-        )
         costs = overhead(browser, app, args.turns)
         print(f"1. UI overhead per 3-step turn beyond agent time: median {statistics.median(costs) * 1000:.0f} ms "
               f"(min {min(costs) * 1000:.0f}, max {max(costs) * 1000:.0f}, {len(costs)} turns)")  # fmt: skip
@@ -237,14 +208,30 @@ def main() -> None:
         print("2. bytes received by the browser per streamed turn: "
               + ", ".join(f"{s} steps {b / 1024:.0f} KiB ({per_step[s] / 1024:.1f} KiB/step)" for s, b in sizes.items())
               + f"; 30/10 ratio {sizes[30] / sizes[10]:.2f} (linear: 3.00)")  # fmt: skip
-        one, many = concurrent(browser, app, args.sessions)
-        print(f"3. one 5-step session {one:.2f} s; {args.sessions} concurrent sessions {many:.2f} s; "
-              f"ratio {many / one:.2f}x (goal <= 1.3x)")  # fmt: skip
+        shared = concurrent(browser, app, args.sessions)
         browser.close()
-    one, many = server_only(app, args.sessions)
-    print(f"   server alone (no browsers): one {one:.2f} s; {args.sessions} concurrent {many:.2f} s; "
-          f"ratio {many / one:.2f}x")  # fmt: skip
-    app.ui.close()
+    print(f"3. {args.sessions} concurrent sessions vs one (5-step turns; goal <= 1.3x):")
+    report("browsers and server on the same CPUs", shared)
+    all_cpus = os.sched_getaffinity(0)
+    if pin_browsers_apart():
+        app.pin(all_cpus - os.sched_getaffinity(0))
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            apart = concurrent(browser, app, args.sessions)
+            browser.close()
+        app.pin(all_cpus)
+        report(f"browsers on CPU {max(all_cpus)}, server on the others", apart)
+    one, many = app.ask("server_only", sessions=args.sessions)
+    print(f"   server alone, turns through the handlers in threads: one {one:.2f} s, "
+          f"{args.sessions} at once {many:.2f} s, ratio {many / one:.2f}x")  # fmt: skip
+    app.close()
+
+
+def report(label: str, figures: dict[str, tuple[float, float]]) -> None:
+    (one, many), (server_one, server_many) = figures["browser"], figures["server"]
+    print(f"   {label}: in the browser one {one:.2f} s, all {many:.2f} s, ratio {many / one:.2f}x; "
+          f"at the server one {server_one:.2f} s, all {server_many:.2f} s, "
+          f"ratio {server_many / server_one:.2f}x")  # fmt: skip
 
 
 def logging_off() -> None:

@@ -70,6 +70,7 @@ class ConversationHandlers:
                 store,
                 transcripts.choices(store),
             )
+        session.prepare()
         chat = list(entry["messages"]) if entry else []
         if entry is not None and session.id != wanted:
             chat.append(render_notice(MEMORY_LOST_NOTE, "ℹ️"))

@@ -143,6 +143,8 @@ class SandboxExecutor:
         self._in_tool = False
         self._interrupt_pending = False
         self._warned = False
+        self._closed = False  # a warm-up must not start a worker for a closed executor
+        self._worker_used = False  # has the worker run code (is it no longer fresh)?
         self._holder: list[WorkerProcess | None] = [None]  # what the finalizer must stop
         self._finalizer = weakref.finalize(self, _cleanup, self._holder, self._own_dir)
 
@@ -170,7 +172,9 @@ class SandboxExecutor:
     def __call__(self, code: str) -> CodeOutput:
         with self._lock:
             self._interrupt_pending = False
+            self._closed = False
             worker = self._ensure_worker()
+            self._worker_used = True
             try:
                 result = self._exchange(worker, code)
                 self._check_limits(worker)
@@ -185,6 +189,8 @@ class SandboxExecutor:
     def reset(self) -> None:
         """Start over: a fresh worker (no variables, imports or patches) and an empty scratch."""
         with self._lock:
+            if self._worker is not None and not self._worker_used and self._worker.alive():
+                return  # it has run nothing since it started (e.g. a warm-up): already fresh
             self._discard_worker()
             if self._owns_scratch:
                 shutil.rmtree(self.scratch, ignore_errors=True)
@@ -192,6 +198,7 @@ class SandboxExecutor:
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             self._discard_worker()
             self._finalizer()
 
@@ -199,7 +206,10 @@ class SandboxExecutor:
 
     def start(self) -> dict[str, Any]:
         """Start the worker now (otherwise it starts on first use); return the isolation report."""
-        return self.isolation
+        with self._lock:
+            if self._closed:
+                raise AgentConfigError("This executor was closed; running code reopens it.")
+            return self.isolation
 
     def interrupt(self) -> None:
         """Stop the running step (it fails with "Interrupted"); variables are kept."""
@@ -233,6 +243,7 @@ class SandboxExecutor:
                 "writable; executor_type='local' runs code unconfined (trusted models only)."
             ) from None
         self._worker = self._holder[0] = worker
+        self._worker_used = False
         self._isolation = self._summarize(report)
         if self._tools:
             self._request({"t": "tools", "names": sorted(self._tools)})

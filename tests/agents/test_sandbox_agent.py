@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 import pytest
 
 from agents import CodeAgent, ScriptedModel
+from agents.errors import AgentConfigError
 from agents.executors.sandbox import SandboxExecutor
 from tools import tool
 
@@ -88,3 +90,27 @@ def test_an_escape_attempt_is_an_observation_and_the_run_goes_on():
         assert "Operation not permitted" in agent.memory.steps[1].error.message
     finally:
         agent.close()
+
+
+def test_warm_up_starts_the_worker_before_the_first_step():
+    agent = make_agent([code("final_answer(1)")])
+    try:
+        assert agent.executor.worker_pid is None
+        agent.warm_up()
+        deadline = time.monotonic() + 10
+        while agent.executor.worker_pid is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        pid = agent.executor.worker_pid
+        assert pid is not None
+        assert agent.run("one") == 1
+        assert agent.executor.worker_pid == pid, "the run used the warmed-up worker"
+    finally:
+        agent.close()
+
+
+def test_a_closed_executor_is_not_started_by_a_late_warm_up():
+    executor = SandboxExecutor(timeout=10)
+    executor.close()
+    with pytest.raises(AgentConfigError, match="closed"):
+        executor.start()
+    assert executor.worker_pid is None

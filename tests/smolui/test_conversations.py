@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from smolui import transcripts
@@ -26,6 +27,16 @@ def test_first_visit_gets_a_new_conversation(tmp_path):
     conversation_id, chat, store, choices = handlers.load(None, page="p1")
     assert registry.get(conversation_id) is not None
     assert chat == [] and store["current"] == conversation_id
+
+
+def test_opening_the_page_prepares_the_agent_before_the_first_message(tmp_path):
+    handlers, registry, _ = make(tmp_path)
+    conversation_id, *_ = handlers.load(None, page="p1")
+    session = registry.get(conversation_id)
+    deadline = time.monotonic() + 5
+    while not session.has_agent and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert session.has_agent, "the agent is built in the background on page load"
 
 
 def test_reload_finds_the_live_conversation_and_its_transcript(tmp_path):

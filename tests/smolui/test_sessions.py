@@ -180,7 +180,7 @@ def test_when_every_slot_is_busy_new_conversations_are_refused(registry: Session
 def test_eviction_closes_the_executor_and_deletes_folders(registry: SessionRegistry):
     session = registry.open(None)
     agent = session.agent
-    session.upload_dir.mkdir(parents=True)
+    assert session.upload_dir.is_dir(), "the folder exists before the agent"
     (session.upload_dir / "doc.txt").write_text("secret")
     session.media_dir.mkdir(parents=True)
     assert registry.evict(session.id)
@@ -193,12 +193,18 @@ def test_reset_forgets_memory_variables_and_files(registry: SessionRegistry):
     session = registry.open(None)
     agent = session.agent
     agent.memory.steps.append(TaskStep("hello"))
-    session.upload_dir.mkdir(parents=True)
     (session.upload_dir / "a.txt").write_text("x")
+    (session.upload_dir / "sub").mkdir()
+    (session.upload_dir / "sub" / "b.txt").write_text("y")
     session.files.append("a.txt")
+    folder = session.upload_dir.stat()
     session.reset()
     assert agent.memory.steps == [] and agent.executor.resets == 1
-    assert not session.upload_dir.exists() and session.files == []
+    assert list(session.upload_dir.iterdir()) == [] and session.files == []
+    kept = session.upload_dir.stat()
+    assert (kept.st_ino, kept.st_dev) == (folder.st_ino, folder.st_dev), (
+        "the same folder stays, so a running sandbox worker keeps its access to it"
+    )
 
 
 def test_stop_interrupts_the_agent_and_flags_the_turn(registry: SessionRegistry):
@@ -257,3 +263,47 @@ def test_two_real_agents_do_not_share_variables(tmp_path: Path):
     assert "secret" in str(bob.agent.memory.steps[-2].error)
     assert alice.agent.run("again", reset=False) == 42
     registry.close_all()
+
+
+class WarmAgent(FakeAgent):
+    def __init__(self, upload_dir: Path | None = None):
+        super().__init__(upload_dir)
+        self.warmed = threading.Event()
+
+    def warm_up(self):
+        self.warmed.set()
+
+
+def test_prepare_builds_the_agent_and_warms_it_in_the_background(tmp_path: Path):
+    registry = SessionRegistry(WarmAgent, tmp_path / "uploads")
+    session = registry.open(None)
+    thread = session.prepare()
+    assert thread is not None
+    thread.join(5)
+    assert session.has_agent and session.agent.warmed.is_set()
+    assert session.prepare() is None, "an agent that exists is not prepared again"
+
+
+def test_a_failed_preparation_is_left_for_the_first_turn(tmp_path: Path, caplog):
+    calls = []
+
+    def factory():
+        calls.append(1)
+        raise RuntimeError("model missing")
+
+    session = SessionRegistry(factory, tmp_path / "uploads").open(None)
+    session.prepare().join(5)
+    assert not session.has_agent
+    assert "preparing a conversation's agent failed" in caplog.text
+    with pytest.raises(RuntimeError, match="model missing"):
+        _ = session.agent  # the turn builds it again and shows the error
+    assert len(calls) == 2
+
+
+def test_a_closed_conversation_builds_no_agent(registry: SessionRegistry, made: list):
+    session = registry.open(None)
+    registry.evict(session.id)
+    assert session.prepare() is None
+    with pytest.raises(RuntimeError, match="closed"):
+        _ = session.agent
+    assert made == []

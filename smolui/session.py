@@ -1,0 +1,210 @@
+"""One conversation: its agent (built on first use or prepared ahead), folders and turn claim.
+
+`smolui.sessions.SessionRegistry` keeps these by conversation id.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import secrets
+import shutil
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{22}$")
+
+
+def new_conversation_id() -> str:
+    """A fresh conversation id: 128 random bits, URL-safe."""
+    return secrets.token_urlsafe(16)
+
+
+def is_conversation_id(value: Any) -> bool:
+    """Whether `value` has the shape of an id made by `new_conversation_id`.
+
+    Args:
+        value: Anything the browser sent.
+    """
+    return isinstance(value, str) and bool(_ID_PATTERN.match(value))
+
+
+@dataclass(eq=False)
+class Session:
+    """One conversation: its agent (made on first use), upload folder and bookkeeping.
+
+    Args:
+        id: The conversation id (a secret shared with one browser).
+        upload_dir: This conversation's private upload folder (created on demand).
+        make_agent: Builds the agent the first time it is needed.
+        media_dir: Where images and audio the agent produced are written for display.
+        clock: Monotonic clock, injectable for tests.
+    """
+
+    id: str
+    upload_dir: Path
+    make_agent: Callable[[Path], Any]
+    media_dir: Path | None = None
+    clock: Callable[[], float] = time.monotonic
+    created: float = 0.0
+    last_used: float = 0.0
+    closing_at: float | None = None
+    pages: set[str] = field(default_factory=set)
+    files: list[dict[str, Any]] = field(default_factory=list)
+    last_request: dict[str, Any] | None = None
+    stop_requested: threading.Event = field(default_factory=threading.Event)
+    _agent: Any = None
+    _closed: bool = False
+    _agent_lock: threading.Lock = field(default_factory=threading.Lock)
+    _turn_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        self.created = self.last_used = self.clock()
+
+    @property
+    def agent(self) -> Any:
+        """The conversation's agent, built by the factory on first access."""
+        with self._agent_lock:
+            if self._closed:
+                raise RuntimeError("This conversation was closed; start a new one.")
+            if self._agent is None:
+                logger.info("creating the agent of a new conversation")
+                # The folder exists before the agent: a sandbox worker started early (see
+                # `prepare`) can only be granted access to a folder that exists.
+                self.upload_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+                self._agent = self.make_agent(self.upload_dir)
+            return self._agent
+
+    def prepare(self) -> threading.Thread | None:
+        """Build the agent and start its executor in the background (the page just opened).
+
+        The visitor's first message then finds both ready instead of waiting for them. A
+        failure is logged and left for the first turn, which builds the agent again and shows
+        the error. Returns the thread, or None when there is nothing to prepare.
+        """
+        if self._agent is not None or self._closed:
+            return None
+        thread = threading.Thread(target=self._prepare, name="smolui-prepare", daemon=True)
+        thread.start()
+        return thread
+
+    def _prepare(self) -> None:
+        try:
+            warm_up = getattr(self.agent, "warm_up", None)
+            if callable(warm_up):
+                warm_up()
+        except Exception:
+            logger.warning("preparing a conversation's agent failed", exc_info=True)
+
+    @property
+    def has_agent(self) -> bool:
+        return self._agent is not None
+
+    @property
+    def busy(self) -> bool:
+        """True while a turn runs."""
+        return self._turn_lock.locked()
+
+    def touch(self) -> None:
+        self.last_used = self.clock()
+
+    def begin_turn(self, wait: float = 0.0) -> bool:
+        """Claim the conversation for one turn; False when another turn holds it.
+
+        The claim is released by `end_turn`, called once the agent's run has really ended
+        (a stopped turn keeps it until the agent reaches its step boundary).
+
+        Args:
+            wait: Seconds to wait for a running turn to finish (e.g. one just stopped).
+        """
+        acquired = (
+            self._turn_lock.acquire(timeout=wait) if wait > 0 else self._turn_lock.acquire(False)
+        )
+        if acquired:
+            self.stop_requested.clear()
+            self.touch()
+        return acquired
+
+    def end_turn(self) -> None:
+        """Release the claim taken by `begin_turn`."""
+        self.touch()
+        self._turn_lock.release()
+
+    def request_stop(self) -> None:
+        """Ask the running turn to stop: the UI stops at once, the agent at its next step."""
+        self.stop_requested.set()
+        agent = self._agent
+        if agent is not None and hasattr(agent, "interrupt"):
+            agent.interrupt()
+
+    def reset(self) -> None:
+        """Forget the conversation: agent memory, executor variables and uploaded files."""
+        agent = self._agent
+        if agent is not None:
+            agent.memory.reset()
+            executor = getattr(agent, "executor", None)
+            if executor is not None and hasattr(executor, "reset"):
+                executor.reset()
+        self.files.clear()
+        self.last_request = None
+        _empty_folder(self.upload_dir)  # the folder stays: the sandbox's access is to it
+        if self.media_dir is not None:
+            _remove_folder(self.media_dir)
+
+    def close(self, release: Callable[[Any], None] | None = None) -> None:
+        """Free the agent (closing its executor) and delete the upload folder.
+
+        Args:
+            release: Gives the agent back to its factory instead of closing it.
+        """
+        with self._agent_lock:
+            agent, self._agent = self._agent, None
+            self._closed = True
+        if agent is not None:
+            if hasattr(agent, "interrupt") and self.busy:
+                agent.interrupt()
+            try:
+                (release or close_agent)(agent)
+            except Exception:
+                logger.exception("closing a conversation's agent failed")
+        _remove_folder(self.upload_dir)
+        if self.media_dir is not None:
+            _remove_folder(self.media_dir)
+
+
+def close_agent(agent: Any) -> None:
+    """Release what an agent holds: its executor (a worker process) and its managed agents.
+
+    Args:
+        agent: The agent to close.
+    """
+    close = getattr(agent, "close", None)
+    if callable(close):
+        close()
+    else:
+        executor = getattr(agent, "executor", None)
+        if executor is not None and hasattr(executor, "close"):
+            executor.close()
+    for managed in (getattr(agent, "managed_agents", None) or {}).values():
+        close_agent(managed)
+
+
+def _remove_folder(path: Path) -> None:
+    if path.exists():
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _empty_folder(path: Path) -> None:
+    if not path.is_dir():
+        return
+    for entry in path.iterdir():
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
