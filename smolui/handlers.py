@@ -200,6 +200,7 @@ class ChatHandlers:
 
     def _start(self, session: Session, agent: Any, request: dict[str, Any]) -> EventPump:
         max_steps = self.config.max_steps
+        _executor_call(agent, "checkpoint")  # so Retry can take this turn's variables back
 
         def events() -> Any:
             return agent.run(request["task"], stream=True, reset=False,
@@ -226,10 +227,17 @@ class ChatHandlers:
             conversation_id: The page's conversation id.
         """
         session = self.registry.get(conversation_id)
-        if session is not None:
-            if session.busy:
-                session.request_stop()
+        if session is None:
+            return []
+        claimed = session.begin_turn(wait=0.0)
+        if not claimed:  # let the running turn reach its step boundary, so it records nothing
+            session.request_stop()
+            claimed = session.begin_turn(wait=BUSY_WAIT_S)
+        try:
             session.reset()
+        finally:
+            if claimed:
+                session.end_turn()
         return []
 
     def retry(
@@ -270,11 +278,23 @@ def _outcome(pump: EventPump, session: Session) -> tuple[str, str | None]:
 
 
 def _forget_last_turn(agent: Any) -> None:
-    """Remove the last task and everything after it from the agent's memory."""
+    """Remove the last task and everything after it from the agent's memory, and give the
+    code's variables back the values they had before it (where the executor can)."""
     steps = agent.memory.steps
     last = max((i for i, step in enumerate(steps) if isinstance(step, TaskStep)), default=None)
     if last is not None:
         del steps[last:]
+    _executor_call(agent, "rollback")
+
+
+def _executor_call(agent: Any, method: str) -> None:
+    """Call an optional executor method (`checkpoint`, `rollback`) if the agent has one."""
+    call = getattr(getattr(agent, "executor", None), method, None)
+    if callable(call):
+        try:
+            call()
+        except Exception:  # the next execution reports a broken executor to the model
+            logger.warning("executor %s failed", method, exc_info=True)
 
 
 def _without_last_answer(history: list[Message]) -> list[Message]:

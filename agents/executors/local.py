@@ -52,6 +52,7 @@ class LocalPythonExecutor:
         self._tools: dict[str, Any] = {}
         self._variables: dict[str, Any] = {}
         self.namespace: dict[str, Any] = {}
+        self._saved: dict[str, Any] | None = None
         self.reset()
 
     def reset(self) -> None:
@@ -64,6 +65,19 @@ class LocalPythonExecutor:
     def send_variables(self, variables: dict[str, Any]) -> None:
         self._variables.update(variables)
         self.namespace.update(variables)
+
+    def checkpoint(self) -> None:
+        """Remember which value each variable name has now, for one `rollback`."""
+        self._saved = dict(self.namespace)
+
+    def rollback(self) -> bool:
+        """Give every name its value at the last `checkpoint` (object contents stay changed)."""
+        saved, self._saved = self._saved, None
+        if saved is None:
+            return False
+        self.namespace.clear()
+        self.namespace.update(saved)
+        return True
 
     def send_tools(self, tools: dict[str, Any]) -> None:
         self._tools = dict(tools)

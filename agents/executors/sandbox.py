@@ -11,8 +11,6 @@ model is told that its variables were lost.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import logging
 import os
 import shutil
@@ -37,11 +35,9 @@ from agents.executors.sandbox_protocol import (
     ChannelClosed,
     ChannelTimeout,
     ProtocolViolation,
-    ReprValue,
-    decode_value,
     encode_value,
-    png_to_image,
 )
+from agents.executors.sandbox_results import result_to_output
 from agents.executors.sandbox_tools import run_tool_call
 
 logger = logging.getLogger(__name__)
@@ -145,6 +141,7 @@ class SandboxExecutor:
         self._warned = False
         self._closed = False  # a warm-up must not start a worker for a closed executor
         self._worker_used = False  # has the worker run code (is it no longer fresh)?
+        self._checkpoint: int | None = None  # pid of the worker holding it; 0: a fresh state
         self._holder: list[WorkerProcess | None] = [None]  # what the finalizer must stop
         self._finalizer = weakref.finalize(self, _cleanup, self._holder, self._own_dir)
 
@@ -184,7 +181,7 @@ class SandboxExecutor:
             except BaseException:
                 self._discard_worker()  # the pipe may be mid-message: never reuse it
                 raise
-        return _code_output(result)
+        return result_to_output(result)
 
     def reset(self) -> None:
         """Start over: a fresh worker (no variables, imports or patches) and an empty scratch."""
@@ -210,6 +207,33 @@ class SandboxExecutor:
             if self._closed:
                 raise AgentConfigError("This executor was closed; running code reopens it.")
             return self.isolation
+
+    def checkpoint(self) -> None:
+        """Remember which value each variable name has now, for one `rollback`."""
+        with self._lock:
+            worker = self._worker
+            if worker is None or not self._worker_used:
+                self._checkpoint = 0
+            else:
+                self._checkpoint = worker.pid
+                self._request({"t": "checkpoint"})
+
+    def rollback(self) -> bool:
+        """Give every name the value it had at the last `checkpoint`; unbind newer names.
+
+        Changes made inside objects (appending to a list) are not undone. Returns False
+        when there is nothing to go back to: no checkpoint, or the worker was replaced.
+        """
+        with self._lock:
+            mark, self._checkpoint = self._checkpoint, None
+            if mark == 0:
+                self.reset()
+                return True
+            worker = self._worker
+            if mark is None or worker is None or worker.pid != mark:
+                return False
+            self._request({"t": "rollback"})
+            return self._worker is worker
 
     def interrupt(self) -> None:
         """Stop the running step (it fails with "Interrupted"); variables are kept."""
@@ -352,32 +376,6 @@ class SandboxExecutor:
                 f"The code filled the scratch folder (over {self.disk_quota // 2**20} MB or "
                 f"{self.max_files} files); its files were deleted. {_LOST}."
             )
-
-
-def _code_output(result: dict[str, Any]) -> CodeOutput:
-    logs = str(result.get("logs") or "")
-    if not result.get("ok"):
-        raise AgentExecutionError(f"Code execution failed: {result.get('error')}", logs=logs)
-    try:
-        output = decode_value(result.get("output"))
-    except (RecursionError, ValueError, TypeError) as error:  # only a hostile worker gets here
-        output = ReprValue(f"<output could not be decoded: {type(error).__name__}>", "error")
-    images = [
-        v for v in (output if isinstance(output, (list, tuple)) else [output]) if _is_image(v)
-    ]
-    encoded = result.get("images")
-    for data in encoded if isinstance(encoded, list) else []:
-        try:
-            images.append(png_to_image(base64.b64decode(data, validate=True)))
-        except (TypeError, ValueError, binascii.Error):
-            continue
-    return CodeOutput(
-        output=output, logs=logs, is_final_answer=bool(result.get("is_final")), images=images
-    )
-
-
-def _is_image(value: Any) -> bool:
-    return type(value).__module__.startswith("PIL.")
 
 
 def _make_folder(path: str) -> None:

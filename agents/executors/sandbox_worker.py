@@ -101,9 +101,11 @@ class Worker:
             "final_answer": final_answer_function,
             "display": self.display,
         }
+        self.saved: dict[str, Any] | None = None  # the names as they were at the checkpoint
 
     def serve(self) -> None:
-        handlers = {"exec": self.execute, "vars": self.set_variables, "tools": self.set_tools}
+        handlers = {"exec": self.execute, "vars": self.set_variables, "tools": self.set_tools,
+                    "checkpoint": self.checkpoint, "rollback": self.rollback}  # fmt: skip
         while True:
             try:
                 message = self.channel.receive()
@@ -146,6 +148,16 @@ class Worker:
     def set_variables(self, message: dict[str, Any]) -> dict[str, Any]:
         values = decode_value(message.get("values", {}), trusted=True)
         self.namespace.update(values)
+        return {"t": "ok"}
+
+    def checkpoint(self, message: dict[str, Any]) -> dict[str, Any]:
+        self.saved = dict(self.namespace)
+        return {"t": "ok"}
+
+    def rollback(self, message: dict[str, Any]) -> dict[str, Any]:
+        if self.saved is not None:
+            self.namespace.clear()
+            self.namespace.update(self.saved)
         return {"t": "ok"}
 
     def set_tools(self, message: dict[str, Any]) -> dict[str, Any]:

@@ -179,3 +179,32 @@ def test_stream_to_gradio_yields_the_turn_as_it_grows(tmp_path):
     assert "done: 42" in texts(final) and "2 steps" in texts(final)[-1]
     assert [m["metadata"]["title"] for m in final if "parent_id" not in m.get("metadata", {"parent_id": 0})] == [
         "Step 1 · ran code", "Step 2 · ran code · answered"]  # fmt: skip
+
+
+def test_retry_takes_back_the_variables_of_the_last_turn(tmp_path):
+    handlers, registry = make_app(tmp_path, lambda: [
+        "<code>\nkept = 1\nfinal_answer('first')\n</code>",
+        "<code>\nkept = 2\nextra = 'x'\nfinal_answer('second')\n</code>",
+        "<code>\nfinal_answer(f\"{kept} {'extra' in globals()}\")\n</code>"])  # fmt: skip
+    chat, conversation_id = run(handlers, "one", None)[-1]
+    chat, _ = run(handlers, "two", conversation_id, chat)[-1]
+    shown, pending = handlers.retry(chat, conversation_id)
+    chat, _ = list(handlers.run_turn(pending, shown, conversation_id))[-1]
+    assert "1 False" in texts(chat), "the retried turn sees the variables as before 'two'"
+
+
+def test_clear_during_a_turn_leaves_nothing_of_it_behind(tmp_path):
+    slow = ScriptedReply("Thought: slow\n<code>\nleftover = 1\n</code>", delay=1.0)
+    handlers, registry = make_app(tmp_path, lambda: [slow, ANSWER])
+    shown, pending = handlers.echo({"text": "go", "files": []}, [])
+    turn = handlers.run_turn(pending, shown, None)
+    _, conversation_id = next(turn)
+    finished = threading.Thread(target=lambda: list(turn))
+    finished.start()
+    time.sleep(0.3)
+    assert handlers.clear(conversation_id) == []
+    finished.join(10)
+    session = registry.get(conversation_id)
+    assert session.agent.memory.steps == [], "the stopped step was not recorded after the reset"
+    assert "leftover" not in session.agent.executor.namespace
+    assert not session.busy
