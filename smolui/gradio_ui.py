@@ -104,6 +104,11 @@ class GradioUI:
         kwargs.setdefault("max_file_size", int(self.settings.max_file_size_mb * MB))
         kwargs.setdefault("auth", self.settings.auth)
         kwargs.setdefault("footer_links", ["gradio", "settings"])
+        # Gradio 6 records every call's inputs and outputs in the browser (localStorage) for
+        # its run history page. Here each call carries the whole chat, so that copy grows with
+        # the conversation, costs the page seconds per turn in long chats, and duplicates what
+        # the conversation list already keeps. Off unless asked for.
+        kwargs.setdefault("run_history", False)
         # Files under the working directory are servable by default; uploads must never be.
         blocked = list(kwargs.pop("blocked_paths", None) or [])
         kwargs["blocked_paths"] = [*blocked, str(self.upload_root.resolve())]

@@ -82,6 +82,11 @@ def test_second_turn_remembers_the_first(app, new_page):
     expect(bot(page, "You said teal")).to_be_visible()
     wait_turn_done(page, turns=2)
     assert "My favourite colour is teal." in all_text(agent.model.calls[-1]), "memory kept"
+    keys = page.evaluate("() => Object.keys(window.localStorage)")
+    assert not [k for k in keys if k.startswith("gradio:run-history")], (
+        "gradio's run history (a second, growing copy of every call's chat) is off"
+    )
+    assert any("smolui" in k for k in keys), "the conversation list itself is stored"
 
 
 def test_two_browser_contexts_are_isolated(app, new_page):
