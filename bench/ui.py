@@ -180,12 +180,14 @@ def concurrent(browser: Any, app: ServerProcess, sessions: int) -> dict[str, tup
     for index, page in enumerate(pages):
         page.locator("#message textarea").fill(f"together {index}")
     app.ask("spans")
+    cpu_before = cpu_seconds(app.proc.pid)
     start_at = time.time() * 1000 + 1500  # every page presses send at this instant
     pending = [page.evaluate_handle(
         """(at) => new Promise(done => setTimeout(() => {
             document.querySelector('#message .submit-button').click(); done(Date.now()); },
             Math.max(0, at - Date.now())))""", start_at) for page in pages]  # fmt: skip
     ended = max(wait_footer(page, 1) for page in pages)
+    cpu_used = {k: v - cpu_before[k] for k, v in cpu_seconds(app.proc.pid).items()}
     started = min(handle.json_value() for handle in pending)
     for page in pages:
         page.context.close()
@@ -193,7 +195,30 @@ def concurrent(browser: Any, app: ServerProcess, sessions: int) -> dict[str, tup
     server_many = max(end for _, end in spans) - min(start for start, _ in spans)
     slowest = max(end - start for start, end in spans)
     return {"browser": (one, (ended - started) / 1000), "server": (server_one, server_many),
-            "turn": (server_one, slowest)}  # fmt: skip
+            "turn": (server_one, slowest), "cpu": (cpu_used["browser"], cpu_used["server"])}  # fmt: skip
+
+
+def cpu_seconds(server_pid: int) -> dict[str, float]:
+    """CPU seconds used so far by the Chromium processes and by the server (with its sandbox
+    workers), read from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    used = {"browser": 0.0, "server": 0.0}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                command = cmdline.read()
+        except OSError:  # the process ended meanwhile
+            continue
+        seconds = (int(fields[11]) + int(fields[12])) / tick  # utime + stime
+        if b"chromium" in command:
+            used["browser"] += seconds
+        elif int(entry) == server_pid or int(fields[1]) == server_pid:
+            used["server"] += seconds
+    return used
 
 
 def pin_browsers_apart() -> bool:
@@ -258,11 +283,13 @@ def main() -> None:
 def report(label: str, figures: dict[str, tuple[float, float]]) -> None:
     (one, many), (server_one, server_many) = figures["browser"], figures["server"]
     slowest = figures["turn"][1]
+    browsers_cpu, server_cpu = figures["cpu"]
     print(f"   {label}:\n"
           f"     in the browsers (click to footer): one {one:.2f} s, all {many:.2f} s, ratio {many / one:.2f}x\n"
           f"     at the server (first turn start to last turn end): one {server_one:.2f} s, "
           f"all {server_many:.2f} s, ratio {server_many / server_one:.2f}x\n"
-          f"     at the server, the slowest single turn: {slowest:.2f} s, ratio {slowest / server_one:.2f}x")  # fmt: skip
+          f"     at the server, the slowest single turn: {slowest:.2f} s, ratio {slowest / server_one:.2f}x\n"
+          f"     CPU used meanwhile: browsers {browsers_cpu:.1f} s, server and its workers {server_cpu:.1f} s")  # fmt: skip
 
 
 def logging_off() -> None:
