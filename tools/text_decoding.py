@@ -56,6 +56,8 @@ def _detect(data: bytes, name: str) -> str:
     """
     from charset_normalizer import from_bytes
 
+    if _western_text(data) and _isolated_accents(data.decode("cp1252")):
+        return "cp1252" if re.search(rb"[\x80-\x9f]", data) else "latin-1"
     has_nul = b"\x00" in data
     candidates = [
         match
@@ -84,6 +86,22 @@ def _western_text(data: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return not re.search(r"[^\W\d_][^\w\s\x00-\x7f][^\W\d_]", text)  # "Za¿ó³æ": another code page
+
+
+def _isolated_accents(text: str) -> bool:
+    """Whether the non-ASCII characters are Latin letters standing alone or in pairs among
+    ASCII ones, as accents do in "Zürich" or "Ça va?" (too short for detection to be sure).
+
+    Text in a double-byte code page read as Windows-1252 gives runs of accented letters
+    ("ÄãºÃ"), and Cyrillic or Greek single-byte text gives whole words of them.
+    """
+    runs = re.findall(r"[^\x00-\x7f]+", text)
+    return (
+        bool(runs)
+        and all(run.isalpha() and _latin_only(run) for run in runs)
+        and max(len(run) for run in runs) <= 2
+        and any(len(run) == 1 for run in runs)
+    )
 
 
 def _latin_only(text: str) -> bool:

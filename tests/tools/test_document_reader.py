@@ -176,6 +176,16 @@ def test_text_encodings_are_detected(tmp_path, encoding, expected):
         ("Zażółć gęślą jaźń, to jest tekst.", "cp1250"),
         ("Price: 5€ — “quoted” text", "cp1252"),
         ("café", "latin-1"),
+        ("Ça va?", "latin-1"),
+        ("über", "latin-1"),
+        ("Zürich", "latin-1"),
+        ("Müller & Söhne", "cp1252"),
+        (
+            "你好，世界。这是一个测试文件，用来检查编码的识别是否正确。我们今天去公园散步，天气很好。",
+            "gbk",
+        ),
+        ("こんにちは、世界。", "shift_jis"),
+        ("Γειά σου κόσμε, αυτό είναι ένα κείμενο.", "cp1253"),
     ],
 )
 def test_decode_text_other_code_pages(text, encoding):
