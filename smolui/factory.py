@@ -64,12 +64,13 @@ class SingleAgentFactory:
 
     def __call__(self, upload_dir: Path | None = None) -> Any:
         with self._lock:
-            if not self._lent:
-                self._lent = True
-                return self.agent
+            lend = not self._lent
+            self._lent = True
+        if lend:
+            return _reading(self.agent, upload_dir)
         clone = getattr(self.agent, "clone", None)
         if callable(clone):
-            return clone()
+            return _reading(clone(), upload_dir)
         raise SessionCapacityError(
             "This app serves one conversation at a time (it was given a single agent). "
             "Try again when the current conversation ends; the app's owner can pass an agent "
@@ -91,8 +92,17 @@ class SingleAgentFactory:
         executor = getattr(agent, "executor", None)
         if executor is not None and hasattr(executor, "reset"):
             executor.reset()
+        _reading(agent, None)  # the next conversation must not see this one's files
         with self._lock:
             self._lent = False
+
+
+def _reading(agent: Any, folder: Path | None) -> Any:
+    """Let a sandboxed agent's code read its conversation's upload folder (and no other)."""
+    allow = getattr(getattr(agent, "executor", None), "set_extra_read_only_paths", None)
+    if callable(allow):
+        allow([str(folder)] if folder is not None else [])
+    return agent
 
 
 # Tool names accepted by `--tools`, and where each tool class lives.

@@ -129,6 +129,7 @@ class SandboxExecutor:
             "max_output_chars": max_output_chars,
             "max_image_bytes": max_image_mb * 1024 * 1024,
         }
+        self._read_only = list(self._setup["read_only"])
         self.spare_worker = spare_worker
         self._max_message = (max_output_chars * 4) + (max_image_mb * 2 * 1024 * 1024) + (1 << 20)
         self._tools: dict[str, Any] = {}
@@ -208,6 +209,16 @@ class SandboxExecutor:
                 raise AgentConfigError("This executor was closed; running code reopens it.")
             return self.isolation
 
+    def set_extra_read_only_paths(self, paths: list[str] | tuple[str, ...]) -> None:
+        """Let the code read these folders too, instead of those of the last call (for one
+        agent serving conversation after conversation, each with its upload folder). Access
+        is fixed when a worker starts: a change replaces the running one (variables lost)."""
+        wanted = [*self._read_only, *map(str, paths)]
+        with self._lock:
+            if wanted != self._setup["read_only"]:
+                self._setup["read_only"] = wanted
+                self._discard_worker()
+
     def checkpoint(self) -> None:
         """Remember which value each variable name has now, for one `rollback`."""
         with self._lock:
@@ -219,11 +230,8 @@ class SandboxExecutor:
                 self._request({"t": "checkpoint"})
 
     def rollback(self) -> bool:
-        """Give every name the value it had at the last `checkpoint`; unbind newer names.
-
-        Changes made inside objects (appending to a list) are not undone. Returns False
-        when there is nothing to go back to: no checkpoint, or the worker was replaced.
-        """
+        """Give every name its value at the last `checkpoint`, unbind newer names (changes
+        inside objects stay). False if there is no checkpoint or the worker was replaced."""
         with self._lock:
             mark, self._checkpoint = self._checkpoint, None
             if mark == 0:

@@ -241,3 +241,18 @@ def test_the_host_never_unpickles_worker_data():
     decoded = decode_value(forged)  # what the host does with worker data
     assert isinstance(decoded, ReprValue) and decoded == "<forged>"
     assert decode_value(encode_value({"k": (1, b"\x00")})) == {"k": (1, b"\x00")}
+
+
+def test_extra_read_only_folders_replace_the_worker_only_when_they_change(tmp_path):
+    (tmp_path / "a.txt").write_text("readable")
+    executor = SandboxExecutor(timeout=10)
+    try:
+        executor("kept = 1")
+        pid = executor.worker_pid
+        executor.set_extra_read_only_paths([])
+        assert executor.worker_pid == pid, "no change, same worker"
+        executor.set_extra_read_only_paths([str(tmp_path)])
+        assert executor(f"open({str(tmp_path / 'a.txt')!r}).read()").output == "readable"
+        assert executor.worker_pid != pid and executor("'kept' in globals()").output is False
+    finally:
+        executor.close()
