@@ -3,6 +3,7 @@
     python bench/ui.py [--executor local|sandbox] [--delay 0.1]
 
 Prints:
+  0. The idle server's CPU use.
   1. UI overhead per turn beyond the agent's own time (ms): the browser's submit-to-footer
      time minus the time `agent.run` took on the server.
   2. Bytes the browser received for 10/20/30-step streamed turns (should grow linearly), and
@@ -248,6 +249,11 @@ def main() -> None:
     print(
         f"smolui UI bench · executor={args.executor} · model delay {args.delay * 1000:.0f} ms/step"
     )
+    time.sleep(2)  # let start-up settle
+    before = cpu_seconds(app.proc.pid)["server"]
+    time.sleep(5)
+    idle = (cpu_seconds(app.proc.pid)["server"] - before) / 5
+    print(f"0. idle server (no page open): {idle * 100:.1f}% of a core")
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         costs = overhead(browser, app, args.turns)
