@@ -7,7 +7,7 @@ Prints:
   1. UI overhead per turn beyond the agent's own time (ms): the browser's submit-to-footer
      time minus the time `agent.run` took on the server.
   2. Bytes the browser received for 10/20/30-step streamed turns (should grow linearly), and
-     the page's main-thread time per turn as one conversation grows to 12 turns.
+     the page's main-thread time and the server's CPU time per turn as one chat grows.
   3. Wall time of 8 concurrent sessions vs one session (goal: within 1.3x), in the browsers
      (click to footer) and at the server (first turn handler start to last end): with the
      browsers on the same CPUs as the server, then with the browsers pinned to a CPU of their
@@ -141,25 +141,29 @@ def streamed_bytes(browser: Any, app: ServerProcess, steps: int, repeats: int = 
     return int(statistics.median(sizes))
 
 
-def page_cost_as_chat_grows(browser: Any, app: ServerProcess, turns: int) -> list[float]:
-    """The page's main-thread seconds (script, style, layout, paint) for each 5-step turn of
-    one growing conversation."""
+def cost_as_chat_grows(browser: Any, app: ServerProcess, turns: int) -> list[tuple[float, float]]:
+    """(page main-thread seconds, server CPU seconds) for each turn of one growing
+    conversation; each turn streams 5 steps piece by piece, as a model generating tokens."""
     app.set_steps(5)
+    app.ask("piece_delay", s=0.03)
     page = open_page(browser, app.url)
     cdp = page.context.new_cdp_session(page)
     cdp.send("Performance.enable")
 
-    def busy() -> float:
+    def busy() -> tuple[float, float]:
         metrics = cdp.send("Performance.getMetrics")["metrics"]
-        return next(m["value"] for m in metrics if m["name"] == "TaskDuration")
+        page_s = next(m["value"] for m in metrics if m["name"] == "TaskDuration")
+        return page_s, cpu_seconds(app.proc.pid)["server"]
 
     costs = []
     for turn in range(1, turns + 1):
         before = busy()
         submit(page, f"turn {turn}")
         wait_footer(page, turn)
-        costs.append(busy() - before)
+        after = busy()
+        costs.append((after[0] - before[0], after[1] - before[1]))
     page.context.close()
+    app.ask("piece_delay", s=0.0)
     return costs
 
 
@@ -264,9 +268,9 @@ def main() -> None:
         print("2. bytes received by the browser per streamed turn: "
               + ", ".join(f"{s} steps {b / 1024:.0f} KiB ({per_step[s] / 1024:.1f} KiB/step)" for s, b in sizes.items())
               + f"; 30/10 ratio {sizes[30] / sizes[10]:.2f} (linear: 3.00)")  # fmt: skip
-        growth = page_cost_as_chat_grows(browser, app, 12)
-        print(f"   page main-thread time per 5-step turn as one chat grows: turn 1 {growth[0]:.2f} s, "
-              f"turn 6 {growth[5]:.2f} s, turn 12 {growth[11]:.2f} s")  # fmt: skip
+        growth = cost_as_chat_grows(browser, app, 15)
+        print("   one chat growing to 15 streamed 5-step turns, page main-thread / server CPU per turn: "
+              + ", ".join(f"turn {n} {growth[n - 1][0]:.2f} / {growth[n - 1][1]:.2f} s" for n in (1, 5, 10, 15)))  # fmt: skip
         shared = concurrent(browser, app, args.sessions)
         browser.close()
     print(f"3. {args.sessions} concurrent sessions vs one (5-step turns; goal <= 1.3x):")

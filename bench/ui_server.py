@@ -5,6 +5,7 @@ the GIL, with the server it measures. `bench/ui.py` starts this script, reads th
 its first line, then sends one JSON command per line and reads one JSON reply per line:
 
     {"cmd": "steps", "n": 5}          steps of each following turn's scripted model
+    {"cmd": "piece_delay", "s": 0.03}  seconds between its streamed pieces
     {"cmd": "run_times"}              agent.run durations so far (seconds)
     {"cmd": "spans"}                  (start, end) of each turn handler since the last call
     {"cmd": "server_only", "sessions": 8}   one turn vs `sessions` turns, no browsers
@@ -47,6 +48,7 @@ class BenchApp:
                                  upload_folder=tempfile.mkdtemp(prefix="bench-uploads-"))  # fmt: skip
         self.delay = delay
         self.steps = 3
+        self.piece_delay = 0.0  # seconds between streamed pieces (0: each reply at once)
         self.run_times: list[float] = []
         self.turn_spans: list[tuple[float, float]] = []  # (start, end) of each turn handler
         self._lock = threading.Lock()
@@ -58,7 +60,8 @@ class BenchApp:
         steps = self.steps
         replies = [ScriptedReply(step_reply(i, i == steps), delay=self.delay, chunk_size=12)
                    for i in range(1, steps + 1)]  # fmt: skip
-        agent = CodeAgent([], ScriptedModel(replies, loop=True), executor_type=self.settings.executor,
+        model = ScriptedModel(replies, loop=True, piece_delay=self.piece_delay)
+        agent = CodeAgent([], model, executor_type=self.settings.executor,
                           max_steps=40, stream_outputs=True, verbosity_level=-1)  # fmt: skip
         original = agent.run
 
@@ -138,6 +141,9 @@ def answer(app: BenchApp, command: dict[str, Any]) -> Any:
     name = command.get("cmd")
     if name == "steps":
         app.steps = int(command["n"])
+        return True
+    if name == "piece_delay":
+        app.piece_delay = float(command["s"])
         return True
     if name == "run_times":
         return list(app.run_times)

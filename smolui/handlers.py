@@ -27,7 +27,12 @@ from smolui.uploads import UploadPolicy, ingest
 
 logger = logging.getLogger(__name__)
 
-UPDATE_INTERVAL_S = 0.05  # at most 20 page updates a second while tokens stream
+UPDATE_INTERVAL_S = 0.05  # at most 20 page updates a second while tokens stream...
+# ...fewer in a long chat: gradio processes the whole chat again for every update (about
+# 0.2 ms per message here), so the interval grows with the chat's length, up to a second.
+# That holds a streaming conversation to about a tenth of a core however long it gets.
+UPDATE_INTERVAL_PER_MESSAGE_S = 0.002
+MAX_UPDATE_INTERVAL_S = 1.0
 BUSY_WAIT_S = 60.0  # a just-stopped run finishes its step before the next one may start
 STOP_NOTE = "Stopped. The agent halts at its next step boundary; send a message to continue."
 FILES_ONLY_TASK = "The user sent these files without a message. Say briefly what they are."
@@ -147,7 +152,8 @@ class ChatHandlers:
                 yield history, session.id
                 return
             pump = self._start(session, agent, request)
-            for batch in pump.batches(session.stop_requested, min_interval_s=UPDATE_INTERVAL_S):
+            interval = update_interval(len(history))
+            for batch in pump.batches(session.stop_requested, min_interval_s=interval):
                 for event in batch:
                     view.apply(event)
                 yield history + view.messages, session.id
@@ -267,6 +273,17 @@ class ChatHandlers:
         files = session.files if session is not None else []
         return side_panel(self.config.model_label(), agent, self.config.executor_type,
                           self.config.max_steps, files)  # fmt: skip
+
+
+def update_interval(messages: int) -> float:
+    """Least seconds between two page updates of a turn, for a chat of `messages` messages.
+
+    Args:
+        messages: Messages in the chat before the turn.
+    """
+    return min(
+        MAX_UPDATE_INTERVAL_S, max(UPDATE_INTERVAL_S, messages * UPDATE_INTERVAL_PER_MESSAGE_S)
+    )
 
 
 def _outcome(pump: EventPump, session: Session) -> tuple[str, str | None]:

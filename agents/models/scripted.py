@@ -56,6 +56,7 @@ class ScriptedModel(Model):
             messages and returning one of those.
         delay: Default seconds to wait before each reply.
         chunk_size: Default stream piece size in characters (default: about a word).
+        piece_delay: Seconds between streamed pieces, as a model generating tokens.
         loop: Start again from the first reply when the script runs out.
         model_id: Name shown in the UI.
     """
@@ -68,6 +69,7 @@ class ScriptedModel(Model):
         replies: list[Reply] | None = None,
         delay: float = 0.0,
         chunk_size: int | None = None,
+        piece_delay: float = 0.0,
         loop: bool = False,
         model_id: str = "scripted",
         **kwargs: Any,
@@ -77,6 +79,7 @@ class ScriptedModel(Model):
         self.replies = list(replies or [])
         self.delay = delay
         self.chunk_size = chunk_size
+        self.piece_delay = piece_delay
         self.loop = loop
         self.calls: list[list[dict[str, Any]]] = []
         self.call_kwargs: list[dict[str, Any]] = []
@@ -137,7 +140,9 @@ class ScriptedModel(Model):
         reply = self._next(messages, _call_info(stop_sequences, response_format, tools, kwargs))
         self._wait(reply)
         size = reply.chunk_size or self.chunk_size
-        for piece in _pieces(reply.content, size):
+        for index, piece in enumerate(_pieces(reply.content, size)):
+            if index and self.piece_delay:
+                time.sleep(self.piece_delay)
             yield ChatMessageStreamDelta(content=piece)
         for index, (name, arguments) in enumerate(reply.tool_calls):
             function = ToolCallFunction(name, json.dumps(arguments, default=str))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from agents import ChatMessage, ScriptedModel, ScriptedReply
@@ -106,3 +108,13 @@ def test_non_retryable_errors_are_not_retried():
 def test_chat_message_round_trips_through_dict():
     message = ChatMessage(role="assistant", content="hi")
     assert ChatMessage.from_dict(message.dict()).content == "hi"
+
+
+def test_scripted_pieces_can_arrive_over_time_like_generated_tokens():
+    model = ScriptedModel([ScriptedReply("one two three four")], chunk_size=4, piece_delay=0.05)
+    arrivals = []
+    for delta in model.generate_stream([{"role": "user", "content": "go"}]):
+        if delta.content:
+            arrivals.append(time.monotonic())
+    assert len(arrivals) == 5
+    assert arrivals[-1] - arrivals[0] >= 0.19, "four gaps of 50 ms between five pieces"

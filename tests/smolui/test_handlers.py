@@ -208,3 +208,17 @@ def test_clear_during_a_turn_leaves_nothing_of_it_behind(tmp_path):
     assert session.agent.memory.steps == [], "the stopped step was not recorded after the reset"
     assert "leftover" not in session.agent.executor.namespace
     assert not session.busy
+
+
+def test_long_chats_get_fewer_page_updates(tmp_path, monkeypatch):
+    from smolui import handlers as module
+
+    assert module.update_interval(0) == module.UPDATE_INTERVAL_S
+    assert module.update_interval(250) == pytest.approx(0.5)
+    assert module.update_interval(100_000) == module.MAX_UPDATE_INTERVAL_S
+    asked = []
+    monkeypatch.setattr(module, "update_interval", lambda n: asked.append(n) or 0.05)
+    handlers, _ = make_app(tmp_path, lambda: [ANSWER])
+    earlier = [{"role": "user", "content": f"message {i}"} for i in range(30)]
+    run(handlers, "compute", None, history=earlier)
+    assert asked == [31], "the interval follows the chat's length (30 earlier + the new message)"
