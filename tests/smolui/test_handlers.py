@@ -35,6 +35,14 @@ def run(handlers: ChatHandlers, text: str, conversation_id: str | None, history=
     return updates
 
 
+def start_turn(handlers: ChatHandlers, text: str):
+    """Send `text` in a new conversation; return the running turn and its conversation id."""
+    shown, pending = handlers.echo({"text": text, "files": []}, [])
+    turn = handlers.run_turn(pending, shown, None)
+    _, conversation_id = next(turn)
+    return turn, conversation_id
+
+
 def texts(history: list[dict]) -> list[str]:
     return [m["content"] for m in history if isinstance(m.get("content"), str)]
 
@@ -104,9 +112,7 @@ def test_retry_replaces_the_last_turn_in_chat_and_memory(tmp_path):
 def test_stop_ends_the_turn_at_once_and_the_agent_at_its_step(tmp_path):
     slow = ScriptedReply("Thought: slow", delay=2.0)
     handlers, registry = make_app(tmp_path, lambda: [slow, ANSWER])
-    shown, pending = handlers.echo({"text": "go", "files": []}, [])
-    turn = handlers.run_turn(pending, shown, None)
-    _, conversation_id = next(turn)
+    turn, conversation_id = start_turn(handlers, "go")
     threading.Timer(0.3, handlers.stop, [conversation_id]).start()
     started = time.monotonic()
     chat, _ = list(turn)[-1]
@@ -196,9 +202,7 @@ def test_retry_takes_back_the_variables_of_the_last_turn(tmp_path):
 def test_clear_during_a_turn_leaves_nothing_of_it_behind(tmp_path):
     slow = ScriptedReply("Thought: slow\n<code>\nleftover = 1\n</code>", delay=1.0)
     handlers, registry = make_app(tmp_path, lambda: [slow, ANSWER])
-    shown, pending = handlers.echo({"text": "go", "files": []}, [])
-    turn = handlers.run_turn(pending, shown, None)
-    _, conversation_id = next(turn)
+    turn, conversation_id = start_turn(handlers, "go")
     finished = threading.Thread(target=lambda: list(turn))
     finished.start()
     time.sleep(0.3)
