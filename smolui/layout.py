@@ -11,19 +11,23 @@ from typing import Any
 
 ASSETS = Path(__file__).parent / "assets"
 SAMPLE_DOCUMENT = ASSETS / "greenhouse_report.pdf"
-STORAGE_KEY = "smolui-conversations"
+SAMPLE_DATA = ASSETS / "monthly_sales.csv"
+# The browser keeps only its owner key and the current conversation id (the conversations
+# themselves live on the server); a new key, so old browser-kept transcripts are not read.
+STORAGE_KEY = "smolui-owner"
 # The page ships this to the browser, so it is an obfuscation key, not a secret: a fixed
 # value keeps stored conversations readable across server restarts.
 DEFAULT_STATE_KEY = "smolui-browser-state"
 
 
 def default_examples() -> list[dict[str, Any]]:
-    """Example prompts; one comes with the bundled sample document."""
+    """Example prompts; two come with a bundled sample file (a report, a sales table)."""
     return [
         {"text": "What is the 20th Fibonacci number? Compute it with code.", "files": []},
         {"text": "Summarize the attached report and compute the total harvest and the "
                  "harvest per litre of water for each bay.", "files": [str(SAMPLE_DOCUMENT)]},
-        {"text": "Draw a bar chart of the squares of 1 to 10 and show it to me.", "files": []},
+        {"text": "Plot the monthly totals and tell me the best month.",
+         "files": [str(SAMPLE_DATA)]},
     ]  # fmt: skip
 
 
@@ -46,6 +50,30 @@ class Layout:
     store: Any
     conversation_id: Any
     pending: Any
+    search: Any = None
+    title: Any = None
+    rename: Any = None
+    delete: Any = None
+    delete_all: Any = None
+
+
+def _manage() -> dict[str, Any]:
+    """Search, rename and delete for the conversation list (inside a Blocks context)."""
+    import gradio as gr
+
+    search = gr.Textbox(placeholder="Search conversations…", show_label=False, max_lines=1,
+                        elem_classes="conversation-search")  # fmt: skip
+    with gr.Accordion("Manage conversation", open=False, elem_classes="conversation-manage"):
+        title = gr.Textbox(placeholder="New title", show_label=False, max_lines=1,
+                           elem_classes="conversation-title")  # fmt: skip
+        with gr.Row():
+            rename = gr.Button("✏️ Rename", size="sm", elem_classes="rename-button")
+            delete = gr.Button("🗑️ Delete", size="sm", variant="stop",
+                               elem_classes="delete-button")  # fmt: skip
+        delete_all = gr.Button("Delete all my conversations", size="sm", variant="stop",
+                               elem_classes="delete-all-button")  # fmt: skip
+    return {"search": search, "title": title, "rename": rename, "delete": delete,
+            "delete_all": delete_all}  # fmt: skip
 
 
 def _sidebar() -> tuple[Any, ...]:
@@ -53,7 +81,8 @@ def _sidebar() -> tuple[Any, ...]:
     import gradio as gr
 
     with gr.Sidebar(label="Conversations", open=True, width=300):
-        new_chat = gr.Button("➕ New chat", size="sm", elem_classes="new-chat-button")
+        new_chat = gr.Button("+ New chat", size="sm", elem_classes="new-chat-button")
+        manage = _manage()
         conversations = gr.Radio(
             choices=[], label="Past conversations", elem_classes="conversation-list"
         )
@@ -62,7 +91,7 @@ def _sidebar() -> tuple[Any, ...]:
             export_md = gr.Button("⬇️ Markdown", size="sm", elem_classes="export-md")
             export_json = gr.Button("⬇️ JSON", size="sm", elem_classes="export-json")
         export_file = gr.File(label="Export", interactive=False, elem_classes="export-file")
-    return new_chat, conversations, panel, export_md, export_json, export_file
+    return new_chat, conversations, panel, export_md, export_json, export_file, manage
 
 
 def build_layout(
@@ -83,32 +112,36 @@ def build_layout(
 
     with gr.Blocks(title=title, fill_height=True) as demo:
         store = gr.BrowserState(
-            {"current": None, "conversations": []}, storage_key=STORAGE_KEY, secret=state_key
+            {"owner": None, "current": None}, storage_key=STORAGE_KEY, secret=state_key
         )
         conversation_id = gr.State(None)
         pending = gr.State(None)
-        new_chat, conversations, panel, export_md, export_json, export_file = _sidebar()
+        new_chat, conversations, panel, export_md, export_json, export_file, manage = _sidebar()
         gr.Markdown(
-            f"## {title}\nAsk anything: the agent thinks, writes Python, runs it and answers."
+            f"## {title}\nAsk anything: the agent thinks, writes Python, runs it and answers.",
+            elem_classes="smolui-header",
         )
         chatbot = gr.Chatbot(
-            label="Agent", elem_id="chat", scale=1, height="70vh", buttons=["copy", "copy_all"],
+            label="Agent", elem_id="chat", scale=1, height="calc(100dvh - 430px)", min_height=260,
+            buttons=["copy", "copy_all"], layout="panel",
             placeholder="Send a message, or pick an example below.", autoscroll=True,
         )  # fmt: skip
         textbox = gr.MultimodalTextbox(
-            placeholder="Ask the agent… (attach PDF, DOCX, text or images with 📎)",
+            placeholder="Ask the agent… (attach PDF, DOCX, text, CSV/XLSX or images)",
             file_types=file_types, file_count="multiple", show_label=False, autofocus=True,
             max_plain_text_length=200_000, submit_btn=True, elem_id="message",
+            interactive=False,  # until the page has loaded its conversation (and its owner)
         )  # fmt: skip
-        with gr.Row():
-            stop = gr.Button("⏹ Stop", variant="stop", size="sm", elem_classes="stop-button")
-            retry = gr.Button("🔄 Retry", size="sm", elem_classes="retry-button")
-            clear = gr.Button("🗑️ Clear", size="sm", elem_classes="clear-button")
+        with gr.Row(elem_classes="smolui-controls"):  # Stop is enabled while a turn runs
+            stop = gr.Button("■ Stop", variant="stop", size="sm", interactive=False,
+                             elem_classes="stop-button")  # fmt: skip
+            retry = gr.Button("↻ Retry", size="sm", elem_classes="retry-button")
+            clear = gr.Button("Clear", size="sm", elem_classes="clear-button")
         gr.Examples(examples=examples if examples is not None else default_examples(),
                     inputs=[textbox], cache_examples=False, label="Examples")  # fmt: skip
     return Layout(
         demo=demo, chatbot=chatbot, textbox=textbox, stop=stop, retry=retry, clear=clear,
         new_chat=new_chat, conversations=conversations, panel=panel, export_md=export_md,
         export_json=export_json, export_file=export_file, store=store,
-        conversation_id=conversation_id, pending=pending,
+        conversation_id=conversation_id, pending=pending, **manage,
     )  # fmt: skip

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from agents.small_model import is_small_model_id
 from smolui.uploads.describe import human_size
 
 HOW_TO_CHANGE_MODEL = "Change it with `--model` or `SMOLUI_MODEL` (see `python app.py --help`)."
+TINY_MODEL_NOTE = (
+    "This offline model is tiny: simple sums, strings and dates only. For real work, run "
+    "`python app.py --model hf:Qwen/Qwen2.5-Coder-32B-Instruct` with an `HF_TOKEN`."
+)
 
 
 def isolation_label(agent: Any, executor_type: str) -> str:
@@ -25,6 +30,12 @@ def isolation_label(agent: Any, executor_type: str) -> str:
     return "no code executor" if executor is None else executor_type
 
 
+def _where_title(executor_type: str) -> str:
+    from agents.executors import REMOTE_EXECUTOR_TYPES
+
+    return "Code runs in" if executor_type in REMOTE_EXECUTOR_TYPES else "Sandbox"
+
+
 def files_table(files: list[Any]) -> str:
     """A Markdown table of uploaded files: name, size, pages.
 
@@ -32,7 +43,7 @@ def files_table(files: list[Any]) -> str:
         files: `AcceptedFile`s of the conversation.
     """
     if not files:
-        return "_No files yet. Attach PDF, DOCX, text or images with the 📎 button._"
+        return "_No files yet. Attach PDF, DOCX, text, CSV/XLSX or images (paperclip button)._"
     rows = ["| file | size | pages |", "|---|---|---|"]
     for item in files:
         name = str(item.display_name).replace("|", "\\|")
@@ -54,11 +65,12 @@ def side_panel(
         files: The conversation's uploaded files.
     """
     steps = max_steps if max_steps is not None else getattr(agent, "max_steps", "?")
+    tiny = is_small_model_id(model_label) or model_label.startswith("local")
     return "\n".join([
         f"**Model:** `{model_label}`  ",
-        f"<sub>{HOW_TO_CHANGE_MODEL}</sub>",
+        f"<sub>{TINY_MODEL_NOTE if tiny else HOW_TO_CHANGE_MODEL}</sub>",
         "",
-        f"**Sandbox:** {isolation_label(agent, executor_type)}  ",
+        f"**{_where_title(executor_type)}:** {isolation_label(agent, executor_type)}  ",
         f"**Max steps per message:** {steps}",
         "",
         "**Files in this conversation**",

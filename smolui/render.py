@@ -13,9 +13,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from agents.executors.previews import as_table
 from agents.memory import ActionStep, PlanningStep, ToolCall
 from agents.models.messages import TokenUsage
 from smolui.errors import redact, step_error_title
+from smolui.step_summary import clean_observations, glyph, step_summary
+from smolui.tables import table_markdown
 
 Message = dict[str, Any]
 # Turns an image or audio value into a chat file dict ({"path", "mime_type"}), or None.
@@ -121,14 +124,14 @@ def render_tool_call(call: ToolCall, call_id: str, parent_id: str) -> Message:
             code = code.get("code", code)
         code = code if isinstance(code, str) else str(code)
         return message(
-            fenced(code.strip(), "python"), title="🐍 Code", id=call_id, parent_id=parent_id
+            fenced(code.strip(), "python"), title="Code", id=call_id, parent_id=parent_id
         )
     try:
         args = json.dumps(call.arguments, indent=2, ensure_ascii=False, default=str)
     except (TypeError, ValueError):
         args = repr(call.arguments)
     return message(
-        fenced(clip(args), "json"), title=f"🛠️ Called `{call.name}`", id=call_id, parent_id=parent_id
+        fenced(clip(args), "json"), title=f"Called `{call.name}`", id=call_id, parent_id=parent_id
     )
 
 
@@ -151,20 +154,26 @@ def render_action_step(
     thought = thought_text(step.model_output, step.code_action)
     if thought:
         children.append(
-            message(clip(thought), title="💭 Thought", id=f"{block_id}.t", parent_id=block_id)
+            message(clip(thought), title="Thought", id=f"{block_id}.t", parent_id=block_id)
         )
     for index, call in enumerate(step.tool_calls or []):
         call_id = f"{block_id}.c{index}"
         children.append(render_tool_call(call, call_id, block_id))
         children += (nested or {}).get(call_id, [])
-    if step.observations and step.observations.strip():
-        title = "📜 Execution logs" if step.code_action else "📤 Observations"
+    observations = clean_observations(step.observations)
+    if observations:
+        title = "Execution logs" if step.code_action else "Observations"
         children.append(
-            message(fenced(clip(step.observations.strip()), "text"), title=title,
+            message(fenced(clip(observations), "text"), title=title,
                  id=f"{block_id}.o", parent_id=block_id)
         )  # fmt: skip
     if step.error is not None:
         children.append(render_step_error(step.error, f"{block_id}.e", block_id))
+    table = None if step.is_final_answer else as_table(step.action_output)
+    if table is not None:  # a DataFrame as the step's last value, shown like a notebook
+        children.append(
+            message(table_markdown(table), title="📊 Table", id=f"{block_id}.d", parent_id=block_id)
+        )
     for index, image in enumerate(step.observations_images or []):
         file = files(image) if files else None
         if file:
@@ -173,9 +182,20 @@ def render_action_step(
             )
     parent = message(
         "", title=step_title(step), id=block_id, status="done",
-        duration=round_seconds(step.timing.duration), log=format_tokens(step.token_usage) or None,
+        duration=round_seconds(step.timing.duration), log=step_log(step) or None,
     )  # fmt: skip
     return [parent, *children]
+
+
+def step_log(step: ActionStep) -> str:
+    """The muted line beside a step's title: what it did, then its tokens.
+
+    Args:
+        step: The finished step.
+    """
+    usage = step.token_usage
+    tokens = f"{usage.total_tokens:,} tokens" if usage and usage.total_tokens else ""
+    return " · ".join(part for part in (step_summary(step), tokens) if part)
 
 
 def render_step_error(error: BaseException, error_id: str, parent_id: str) -> Message:
@@ -188,8 +208,8 @@ def render_step_error(error: BaseException, error_id: str, parent_id: str) -> Me
     """
     text = getattr(error, "message", None) or str(error)
     return message(
-        f"❌ **{step_error_title(error)}**\n\n" + fenced(clip(redact(text)), "text"),
-        title=f"💥 {step_error_title(error)}", id=error_id, parent_id=parent_id,
+        fenced(clip(redact(text)), "text"),
+        title=f"✕ {step_error_title(error)}", id=error_id, parent_id=parent_id,
     )  # fmt: skip
 
 
@@ -209,7 +229,7 @@ def step_title(step: ActionStep) -> str:
     else:
         what = "thought"
     if step.error is not None:
-        what += " · ⚠️ error"
+        what += " · ⚠ error"
     elif step.is_final_answer:
         what += " · answered"
     return f"Step {step.step_number} · {what}"
@@ -224,7 +244,7 @@ def render_planning_step(step: PlanningStep, block_id: str) -> list[Message]:
     """
     return [
         message(
-            clip(step.plan.strip()), title="📋 Plan", id=block_id, status="done",
+            clip(step.plan.strip()), title="Plan", id=block_id, status="done",
             duration=round_seconds(step.timing.duration), log=format_tokens(step.token_usage) or None,
         )
     ]  # fmt: skip
@@ -241,6 +261,9 @@ def render_final_answer(output: Any, files: FileSink | None = None) -> Message:
         file = files(output)
         if file:
             return {"role": "assistant", "content": file}
+    table = as_table(output)
+    if table is not None:
+        return {"role": "assistant", "content": table_markdown(table)}
     if output is None:
         text = "The agent finished without an answer."
     elif isinstance(output, str):
@@ -255,17 +278,26 @@ def render_final_answer(output: Any, files: FileSink | None = None) -> Message:
     return {"role": "assistant", "content": clip(text, 4 * MAX_BLOCK_CHARS)}
 
 
-def render_footer(steps: int, usage: TokenUsage, seconds: float, state: str = "done") -> Message:
-    """The short per-turn summary: state, steps, tokens, time.
+def render_footer(
+    steps: int,
+    usage: TokenUsage,
+    seconds: float,
+    state: str = "done",
+    outcome: tuple[str, str] | None = None,
+) -> Message:
+    """The short per-turn summary: outcome, steps, tokens, time.
 
     Args:
         steps: Action steps the turn took.
         usage: Tokens the turn used.
         seconds: Wall time of the turn.
         state: "done", "stopped" or "failed".
+        outcome: (glyph, words) from `smolui.step_summary.turn_outcome`; None: from `state`.
     """
-    icon = {"done": "✅", "stopped": "⏹️ stopped ·", "failed": "⚠️ failed ·"}.get(state, state)
-    parts = [f"{icon} {steps} step{'s' if steps != 1 else ''}"]
+    icon, words = outcome or {"stopped": ("■", "stopped"), "failed": ("✕", "failed")}.get(
+        state, ("✓", "answered")
+    )
+    parts = [f"{icon} {words}", f"{steps} step{'s' if steps != 1 else ''}"]
     if usage.total_tokens:
         parts.append(f"{usage.total_tokens:,} tokens")
     parts.append(f"{seconds:.1f} s")
@@ -277,9 +309,9 @@ def render_notice(text: str, icon: str = "ℹ️") -> Message:
 
     Args:
         text: The note (Markdown).
-        icon: A leading emoji.
+        icon: A leading icon (emoji are shown as font-free glyphs).
     """
-    return {"role": "assistant", "content": f"{icon} {text}"}
+    return {"role": "assistant", "content": f"{glyph(icon)} {text}"}
 
 
 def round_seconds(value: float | None) -> float | None:

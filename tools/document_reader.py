@@ -97,6 +97,10 @@ def read_document(
     if not head:
         raise DocumentError(f"{path.name} is empty (0 bytes).")
     deadline = time.monotonic() + time_budget_s
+    if path.suffix.lower() in (".xlsx", ".xlsm"):
+        raise DocumentError(
+            f"{path.name} is a spreadsheet; read it with code: pandas.read_excel(path)."
+        )
     kind = _kind_of(path, head)
     if kind == "pdf":
         return _read_pdf(path, max(1, max_pages), deadline)

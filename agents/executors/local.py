@@ -21,6 +21,7 @@ from agents.executors.python_runner import (
     make_print,
     run_snippet,
 )
+from agents.executors.state import user_variables
 
 
 class LocalPythonExecutor:
@@ -62,6 +63,11 @@ class LocalPythonExecutor:
         self.namespace.update(self._variables)
         self.namespace.update(self._tools)
 
+    @property
+    def state(self) -> dict[str, Any]:
+        """The code's variables (values only: no tools, functions or modules)."""
+        return user_variables(self.namespace)
+
     def send_variables(self, variables: dict[str, Any]) -> None:
         self._variables.update(variables)
         self.namespace.update(variables)
@@ -93,8 +99,29 @@ class LocalPythonExecutor:
             raise AgentExecutionError(
                 f"Code execution failed: {format_exception(error)}", logs=log.text()
             ) from error
-        images = [value] if is_pil_image(value) else []
+        value, images = _show_figures(value, log)
+        images = [value] if is_pil_image(value) else images
         return CodeOutput(output=value, logs=log.text(), is_final_answer=is_final, images=images)
 
     def close(self) -> None:
         self.namespace.clear()
+
+
+def _show_figures(value: Any, log: BoundedLog) -> tuple[Any, list[Any]]:
+    """Like the sandbox: a figure value becomes an image, open pyplot figures become the
+    step's images (then closed), with a note in the log when a cap applies."""
+    from agents.executors.figures import ImageCollector, figure_of, figure_png
+    from agents.executors.sandbox_protocol import png_to_image
+
+    collector = ImageCollector()
+    figure = figure_of(value)
+    if figure is not None:
+        collector.mark_shown(figure)
+        value = png_to_image(figure_png(figure)[0])
+    try:
+        collector.capture_open_figures()
+    except Exception as error:  # noqa: BLE001 - e.g. pyplot broken by the code itself
+        log.write(f"[figures could not be captured: {type(error).__name__}: {error}]\n")
+    for note in collector.take_notes():
+        log.write(f"[{note}]\n")
+    return value, [png_to_image(png) for png in collector.pngs]

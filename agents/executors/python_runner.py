@@ -39,6 +39,11 @@ BASE_AUTHORIZED_IMPORTS = (
     "copy",
     "textwrap",
     "enum",
+    # the scientific stack (installed with the app; see the "Data analysis" README section)
+    "numpy",
+    "pandas",
+    "matplotlib",
+    "PIL",
 )
 
 DEFAULT_MAX_LOG_CHARS = 20_000

@@ -2,18 +2,19 @@
 
 One worker per executor (so per agent), kept alive across steps and chat turns: variables,
 imports and functions persist like in a notebook. The worker confines itself before any
-agent code runs (rlimits, no capabilities, Landlock, seccomp, clean environment; see
-`sandbox_confine`). Tools run here in the host: the worker only holds stubs that send
-calls over the pipe. Each execution has a wall-clock timeout; on timeout, crash, or a
-limit the host enforces (disk, threads), the worker is killed and replaced, and the
-model is told that its variables were lost.
+agent code runs (rlimits, own user, IPC and network namespaces, no capabilities, Landlock,
+a seccomp allow-list, clean environment; see `sandbox_confine`). Tools run here in the
+host: the worker only holds stubs that send calls over the pipe. The host trusts nothing the worker
+enforces: it caps what comes back (`sandbox_budget`), keeps a wall-clock deadline that
+counts tool time, drops stale frames (every request carries an id), and on timeout,
+crash, an unread tool reply, code that ignores Stop, or a limit it enforces (disk,
+threads), kills and replaces the worker and tells the model its variables were lost.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import shutil
 import tempfile
 import threading
 import time
@@ -22,12 +23,14 @@ from typing import Any
 
 from agents.errors import AgentConfigError, AgentExecutionError
 from agents.executors.base import CodeOutput
+from agents.executors.preload import modules_to_preload
 from agents.executors.python_runner import DEFAULT_MAX_LOG_CHARS, authorized_roots
+from agents.executors.sandbox_budget import BudgetExceeded, BudgetLimits, StepBudget, StepClock
+from agents.executors.sandbox_cleanup import FolderMoved, folder_usage, remove_tree
 from agents.executors.sandbox_process import (
     WorkerProcess,
     WorkerStartError,
     default_read_only_paths,
-    folder_usage,
     package_paths,
     session_environment,
 )
@@ -35,15 +38,19 @@ from agents.executors.sandbox_protocol import (
     ChannelClosed,
     ChannelTimeout,
     ProtocolViolation,
+    decode_value,
     encode_value,
 )
 from agents.executors.sandbox_results import result_to_output
 from agents.executors.sandbox_tools import run_tool_call
+from agents.executors.state import probe_state
 
 logger = logging.getLogger(__name__)
 
 LAYERS = ("process", "clean_env", "rlimits", "landlock", "seccomp")
 _WATCH_INTERVAL = 0.25
+_MAX_STALE_FRAMES = 100  # frames answering no current request, dropped, per execution
+_MAX_DISTURBED_WALKS = 8  # quota walks in a row cut short by the code moving folders
 _LOST = "The sandbox was restarted: all variables, imports and functions defined so far were lost"
 
 
@@ -58,8 +65,10 @@ class SandboxExecutor:
         additional_authorized_imports: Modules code may import besides the base list; `"*"`
             allows all. A policy for the model, not the security boundary.
         max_print_outputs_length: Cap on captured print output per execution, in characters.
-        timeout: Wall-clock seconds one execution may take (time spent in tools excluded).
-        memory_limit_mb: Address-space limit of the worker.
+        timeout: Wall-clock seconds one execution may take, tool calls included; tools
+            get `max_tool_seconds` more between them.
+        memory_limit_mb: Address-space limit of the worker (default 1 GB, for a shared
+            server; raise it for big data).
         cpu_limit_s: CPU seconds a worker may use over its life before it is replaced.
         max_file_mb: Largest file the code may write.
         disk_quota_mb: Most the scratch folder may hold; beyond it the worker is replaced.
@@ -68,12 +77,24 @@ class SandboxExecutor:
         max_open_files: Most file descriptors the worker may hold.
         max_output_chars: Cap on the returned value's encoded size.
         max_image_mb: Cap on the images one execution may send back.
+        max_images: Most images one execution may send the host (figures, displayed or
+            returned images, images in tool arguments).
+        max_image_pixels: Most pixels those images may have together; checked from each
+            PNG's header by the host before it decodes anything.
+        max_tool_seconds: Extra wall-clock time tool calls may take in one execution.
+        stop_grace: Seconds an interrupted step has to stop before the worker is killed.
+        tool_reply_timeout: Seconds a tool's reply may wait for the code to read it; then
+            the worker is killed (a reply never read would block the host).
         read_only_paths: Folders the code may read (e.g. the session's upload folder).
         scratch_dir: The code's read-write working folder (default: a private temp folder).
         env: Extra environment variables for the worker (never put secrets here).
         require_isolation: Refuse to run unless every isolation layer is active.
         spare_worker: Keep one interpreter started ahead of time (shared by all executors of
             this process), so a new or replacement worker is ready in milliseconds.
+        namespaces: Give each worker its own user, IPC and network namespaces (Linux; in
+            `isolation`, never fatal when the kernel refuses).
+        preload_data_stack: Let a new worker import numpy, pandas and matplotlib while it
+            waits for its first code (about 1 s of CPU and 90 MB, saved on the first plot).
     """
 
     def __init__(
@@ -82,7 +103,7 @@ class SandboxExecutor:
         max_print_outputs_length: int | None = None,
         *,
         timeout: float = 30.0,
-        memory_limit_mb: int = 2048,
+        memory_limit_mb: int = 1024,
         cpu_limit_s: int = 3600,
         max_file_mb: int = 64,
         disk_quota_mb: int = 512,
@@ -91,17 +112,34 @@ class SandboxExecutor:
         max_open_files: int = 256,
         max_output_chars: int = 1_000_000,
         max_image_mb: int = 32,
+        max_images: int = 20,
+        max_image_pixels: int = 40_000_000,
+        max_tool_seconds: float = 300.0,
+        stop_grace: float = 2.0,
+        tool_reply_timeout: float = 5.0,
         read_only_paths: list[str] | tuple[str, ...] = (),
         scratch_dir: str | None = None,
         env: dict[str, str] | None = None,
         require_isolation: bool = False,
         spare_worker: bool = True,
+        namespaces: bool = True,
+        preload_data_stack: bool = True,
     ):
         if timeout <= 0 or memory_limit_mb < 64:
             raise AgentConfigError(
                 "SandboxExecutor: timeout must be > 0 and memory_limit_mb >= 64."
             )
         self.timeout = float(timeout)
+        self.memory_limit_mb = memory_limit_mb
+        self.max_tool_seconds = float(max_tool_seconds)
+        self.stop_grace = float(stop_grace)
+        self.tool_reply_timeout = float(tool_reply_timeout)
+        self._limits = BudgetLimits(
+            max_log_chars=max_print_outputs_length or DEFAULT_MAX_LOG_CHARS,
+            max_output_chars=max_output_chars,
+            max_images=max_images,
+            max_pixels=max_image_pixels,
+        )
         self.disk_quota = disk_quota_mb * 1024 * 1024
         self.max_files = max_files
         self.max_threads = max_threads
@@ -128,6 +166,8 @@ class SandboxExecutor:
             "max_log_chars": max_print_outputs_length or DEFAULT_MAX_LOG_CHARS,
             "max_output_chars": max_output_chars,
             "max_image_bytes": max_image_mb * 1024 * 1024,
+            "namespaces": namespaces,
+            "preload": modules_to_preload(roots) if preload_data_stack else [],
         }
         self._read_only = list(self._setup["read_only"])
         self.spare_worker = spare_worker
@@ -139,6 +179,11 @@ class SandboxExecutor:
         self._lock = threading.RLock()
         self._in_tool = False
         self._interrupt_pending = False
+        self._interrupted_at: float | None = None  # when SIGINT first reached the worker
+        self._request_id = 0  # each request carries one; replies with another are stale
+        self._walks_disturbed = 0
+        self._restore: dict[str, Any] = {}  # plain values for the next worker (after Retry)
+        self._note: str | None = None  # told to the model with the next output
         self._warned = False
         self._closed = False  # a warm-up must not start a worker for a closed executor
         self._worker_used = False  # has the worker run code (is it no longer fresh)?
@@ -154,6 +199,11 @@ class SandboxExecutor:
         with self._lock:
             self._ensure_worker()
             return dict(self._isolation)
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """The code's variables, as far as they cross the boundary (others as their repr)."""
+        return probe_state(self)
 
     def send_variables(self, variables: dict[str, Any]) -> None:
         with self._lock:
@@ -173,25 +223,37 @@ class SandboxExecutor:
             self._closed = False
             worker = self._ensure_worker()
             self._worker_used = True
+            budget = StepBudget(self._limits)
             try:
-                result = self._exchange(worker, code)
+                result = self._exchange(worker, code, budget)
                 self._check_limits(worker)
             except WorkerLost as lost:
                 self._discard_worker()
                 raise AgentExecutionError(str(lost), state_lost=True) from None
-            except BaseException:
+            except (KeyboardInterrupt, SystemExit, AgentExecutionError):
                 self._discard_worker()  # the pipe may be mid-message: never reuse it
                 raise
-        return result_to_output(result)
+            except Exception as error:  # never a raw exception out of the agent's step
+                self._discard_worker()
+                logger.exception("Sandbox step failed in the host")
+                raise AgentExecutionError(
+                    f"The sandbox failed ({type(error).__name__}: {error}). {_LOST}.",
+                    state_lost=True,
+                ) from None
+        output = result_to_output(result, budget)
+        if self._note:
+            output.logs, self._note = f"{self._note}\n{output.logs}", None
+        return output
 
     def reset(self) -> None:
         """Start over: a fresh worker (no variables, imports or patches) and an empty scratch."""
         with self._lock:
+            self._restore, self._note = {}, None
             if self._worker is not None and not self._worker_used and self._worker.alive():
                 return  # it has run nothing since it started (e.g. a warm-up): already fresh
             self._discard_worker()
             if self._owns_scratch:
-                shutil.rmtree(self.scratch, ignore_errors=True)
+                remove_tree(self.scratch)
                 _make_folder(self.scratch)
 
     def close(self) -> None:
@@ -240,15 +302,23 @@ class SandboxExecutor:
             worker = self._worker
             if mark is None or worker is None or worker.pid != mark:
                 return False
-            self._request({"t": "rollback"})
+            reply = self._request({"t": "rollback"})
+            if reply.get("changed"):
+                self._restart_after_rollback(reply)
             return self._worker is worker
 
     def interrupt(self) -> None:
-        """Stop the running step (it fails with "Interrupted"); variables are kept."""
+        """Stop the running step (it fails with "Interrupted"); variables are kept. Code that
+        does not stop within `stop_grace` seconds (it ignores SIGINT) loses its worker."""
         self._interrupt_pending = True
         worker = self._worker
         if worker is not None and not self._in_tool:
-            worker.interrupt()
+            self._send_interrupt(worker)
+
+    def _send_interrupt(self, worker: WorkerProcess) -> None:
+        if self._interrupted_at is None:
+            self._interrupted_at = time.monotonic()
+        worker.interrupt()
 
     @property
     def worker_pid(self) -> int | None:
@@ -270,6 +340,10 @@ class SandboxExecutor:
         try:
             report = worker.start()
         except WorkerStartError as error:
+            if self._setup.get("namespaces"):  # e.g. a kernel that half-allows user namespaces
+                logger.warning("Sandbox worker failed with namespaces (%s); trying without", error)
+                self._setup["namespaces"] = False
+                return self._ensure_worker()
             raise AgentConfigError(
                 f"The code sandbox could not start ({error}). Check that {self.scratch} is "
                 "writable; executor_type='local' runs code unconfined (trusted models only)."
@@ -281,6 +355,9 @@ class SandboxExecutor:
             self._request({"t": "tools", "names": sorted(self._tools)})
         if self._variables:
             self._request({"t": "vars", "values": encode_value(self._variables, trusted=True)})
+        if self._restore:
+            restore, self._restore = self._restore, {}
+            self._request({"t": "vars", "values": encode_value(restore, trusted=True)})
         return worker
 
     def _summarize(self, report: dict[str, Any]) -> dict[str, Any]:
@@ -307,65 +384,132 @@ class SandboxExecutor:
             self._worker.kill()
             self._worker = None
 
-    def _request(self, message: dict[str, Any]) -> None:
+    def _request(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Send a request and return the worker's reply ({} when the worker was lost)."""
         worker = self._worker
         if worker is None or worker.channel is None:
-            return
+            return {}
         deadline = time.monotonic() + self.timeout
+        ident = self._next_id()
         try:
-            worker.channel.send(message, deadline)
-            worker.channel.receive(deadline)
+            worker.channel.send({**message, "id": ident}, deadline)
+            while True:
+                reply = worker.channel.receive(deadline)
+                if reply.get("id") == ident:
+                    return reply
+                # else a stale frame (e.g. one the code forged earlier): dropped
         except (ChannelClosed, ChannelTimeout, ProtocolViolation):
             self._discard_worker()  # the next execution starts a fresh one and resends state
+        return {}
+
+    def _restart_after_rollback(self, reply: dict[str, Any]) -> None:
+        """The undone turn changed the interpreter (threads, import hooks, builtins): start a
+        fresh worker with the checkpoint's plain values, and tell the model what was lost."""
+        try:
+            values = decode_value(reply.get("values") or {})
+        except (RecursionError, ValueError, TypeError):
+            values = {}
+        keep = {"final_answer", "display", *self._tools}
+        lost = [n for n in reply.get("lost") or [] if isinstance(n, str) and n not in keep]
+        changed = ", ".join(str(c) for c in (reply.get("changed") or [])[:5])
+        self._discard_worker()
+        self._restore = values if isinstance(values, dict) else {}
+        self._note = (
+            f"[Retry: the undone turn had left {changed} in the sandbox, which restoring "
+            "variables cannot undo, so the sandbox was restarted with the plain variables"
+            + (f"; lost, to recreate: {', '.join(lost[:30])}" if lost else "")
+            + ".]"
+        )
+
+    def _next_id(self) -> int:
+        self._request_id += 1
+        return self._request_id
 
     # -- one execution ------------------------------------------------------------------------
 
-    def _exchange(self, worker: WorkerProcess, code: str) -> dict[str, Any]:
+    def _exchange(self, worker: WorkerProcess, code: str, budget: StepBudget) -> dict[str, Any]:
         """Send the code; serve tool calls until the result comes back. Raises WorkerLost."""
         channel = worker.channel
         if channel is None:
             raise WorkerLost(f"The sandbox worker was closed. {_LOST}.")
-        deadline = time.monotonic() + self.timeout
+        self._interrupted_at = None
+        clock = StepClock(time.monotonic() + self.timeout, self.max_tool_seconds)
+        ident = self._next_id()
+        stale = 0
         try:
-            channel.send({"t": "exec", "code": code}, deadline)
+            channel.send({"t": "exec", "code": code, "id": ident}, clock.deadline)
             while True:
-                try:
-                    message = channel.receive(min(deadline, time.monotonic() + _WATCH_INTERVAL))
-                except ChannelTimeout:
-                    if time.monotonic() >= deadline:
-                        raise WorkerLost(
-                            f"Execution timed out after {self.timeout:g} seconds and was stopped. "
-                            f"{_LOST}. Make the code faster or split the work into smaller steps."
-                        ) from None
-                    self._check_limits(worker)
-                    if self._interrupt_pending and not self._in_tool:
-                        worker.interrupt()  # again: the first may have come before the step
+                message = self._next_message(worker, clock)
+                if message.get("id") != ident:  # stale or forged: not for this request
+                    stale += 1
+                    if stale > _MAX_STALE_FRAMES:
+                        raise ProtocolViolation(f"more than {_MAX_STALE_FRAMES} stale frames")
                     continue
                 if message["t"] == "result":
                     return message
                 if message["t"] != "call":
                     raise ProtocolViolation(f"unexpected message {message['t']!r}")
-                deadline += self._serve_tool_call(channel, message)
+                self._serve_tool_call(channel, message, budget, clock)
         except ChannelClosed:
             raise WorkerLost(
                 f"The sandbox worker stopped: {worker.exit_reason()}. {_LOST}."
             ) from None
+        except ChannelTimeout:
+            raise WorkerLost(
+                f"The code stopped reading from the sandbox channel. {_LOST}."
+            ) from None
         except ProtocolViolation as error:
             raise WorkerLost(f"The code broke the sandbox protocol ({error}). {_LOST}.") from None
 
-    def _serve_tool_call(self, channel: Any, message: dict[str, Any]) -> float:
-        """Run a tool for the worker and answer; return the seconds it took."""
+    def _next_message(self, worker: WorkerProcess, clock: StepClock) -> dict[str, Any]:
+        """Wait for the worker's next frame, watching the deadline, limits and Stop."""
+        channel = worker.channel
+        while channel is not None:
+            now = time.monotonic()
+            if now < clock.deadline:
+                try:
+                    return channel.receive(min(clock.deadline, now + _WATCH_INTERVAL))
+                except ChannelTimeout:
+                    now = time.monotonic()
+            if now >= clock.deadline:
+                tools = f" (plus {clock.tool_seconds:.1f} s in tools)" if clock.tool_seconds else ""
+                raise WorkerLost(
+                    f"Execution timed out after {self.timeout:g} seconds{tools} and was stopped. "
+                    f"{_LOST}. Make the code faster or split the work into smaller steps."
+                )
+            self._check_limits(worker)
+            if self._interrupt_pending and not self._in_tool:
+                if (
+                    self._interrupted_at is not None
+                    and now - self._interrupted_at > self.stop_grace
+                ):
+                    raise WorkerLost(
+                        f"Stopped: the code did not stop within {self.stop_grace:g} s of being "
+                        f"interrupted, so the sandbox worker was killed. {_LOST}."
+                    )
+                self._send_interrupt(worker)  # again: the first may have come before the step
+        raise ChannelClosed("the worker was discarded")
+
+    def _serve_tool_call(
+        self, channel: Any, message: dict[str, Any], budget: StepBudget, clock: StepClock
+    ) -> None:
+        """Run a tool for the worker and answer; its time counts against the tool budget."""
         started = time.monotonic()
         self._in_tool = True
         try:
-            reply = run_tool_call(self._tools, message)
+            budget.tool_call(channel.last_frame_bytes)
+            reply = run_tool_call(self._tools, message, image=budget.image)
+        except BudgetExceeded as error:
+            reply = {"t": "return", "ok": False, "error": f"Refused by the sandbox: {error}."}
         finally:
             self._in_tool = False
-        elapsed = time.monotonic() - started
-        channel.send(reply, time.monotonic() + self.timeout)
+        clock.spent_in_tools(time.monotonic() - started)
+        reply["cid"] = message.get("cid")
+        reply["id"] = message.get("id")
+        # The code must read its reply soon: a reply it never reads would block the host.
+        channel.send(reply, time.monotonic() + self.tool_reply_timeout)
         if self._interrupt_pending and self._worker is not None:
-            self._worker.interrupt()
-        return elapsed
+            self._send_interrupt(self._worker)
 
     def _check_limits(self, worker: WorkerProcess) -> None:
         """Enforce what rlimits cannot: total scratch size and the number of threads."""
@@ -375,10 +519,19 @@ class SandboxExecutor:
                 f"The code started {threads - 1} threads; the sandbox allows {self.max_threads - 1}. "
                 f"{_LOST}."
             )
-        used, entries = folder_usage(self.scratch, self.max_files)
+        worker.drain_stderr()
+        try:
+            used, entries = folder_usage(self.scratch, self.max_files)
+            self._walks_disturbed = 0
+        except FolderMoved:
+            self._walks_disturbed += 1  # the code moved folders during the walk
+            if self._walks_disturbed < _MAX_DISTURBED_WALKS:
+                return
+            used, entries = self.disk_quota + 1, 0  # it keeps hiding its files: over quota
         if used > self.disk_quota or entries > self.max_files:
+            self._discard_worker()  # stopped first: it must not move folders under the walk
             if self._owns_scratch:
-                shutil.rmtree(self.scratch, ignore_errors=True)
+                remove_tree(self.scratch)
                 _make_folder(self.scratch)
             raise WorkerLost(
                 f"The code filled the scratch folder (over {self.disk_quota // 2**20} MB or "
@@ -395,4 +548,4 @@ def _cleanup(workers: list[WorkerProcess | None], folder: str | None) -> None:
         if worker is not None:
             worker.kill()
     if folder is not None:
-        shutil.rmtree(folder, ignore_errors=True)
+        remove_tree(folder)

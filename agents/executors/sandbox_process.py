@@ -3,24 +3,34 @@
 from __future__ import annotations
 
 import atexit
+import logging
 import os
 import signal
 import site
 import subprocess
 import sys
-import tempfile
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from agents.executors.sandbox_protocol import DEFAULT_MAX_MESSAGE_BYTES, Channel
+from agents.executors.sandbox_protocol import (
+    DEFAULT_MAX_MESSAGE_BYTES,
+    Channel,
+    ChannelTimeout,
+)
+
+logger = logging.getLogger(__name__)
 
 # Runs in the fresh interpreter: it makes `agents.executors` importable without running
 # `agents/__init__.py` (which pulls in the whole agent core), then hands over to the worker.
 BOOTSTRAP = """\
-import sys, types
-root, read_fd, write_fd = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+import ctypes, os, sys, types
+root, read_fd, write_fd, host = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+ctypes.CDLL(None).prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG: SIGKILL when the host goes
+if os.getppid() != host:  # the host went before that took effect
+    os._exit(3)
 for name in ("agents", "agents.executors"):
     package = types.ModuleType(name)
     package.__path__ = [root + "/" + name.replace(".", "/")]
@@ -41,6 +51,7 @@ _SYSTEM_READ_ONLY = (
     "/usr/share/zoneinfo",
     "/etc/ld.so.cache",
     "/etc/localtime",
+    "/etc/mime.types",  # read by `mimetypes.init()` (openpyxl, so `pandas.read_excel`)
     "/dev/urandom",
     "/dev/random",
     "/dev/zero",
@@ -79,7 +90,9 @@ def base_environment() -> dict[str, str]:
 
 def session_environment(scratch: str, extra: dict[str, str] | None = None) -> dict[str, str]:
     """What the worker adds at setup: its folder as HOME and TMPDIR, plus the caller's extras."""
-    return {"HOME": scratch, "TMPDIR": scratch, "MPLCONFIGDIR": scratch, **(extra or {})}
+    # matplotlib keeps its font list in a hidden folder, out of the code's sight in `ls`.
+    mpl = os.path.join(scratch, ".matplotlib")
+    return {"HOME": scratch, "TMPDIR": scratch, "MPLCONFIGDIR": mpl, **(extra or {})}
 
 
 class WorkerStartError(RuntimeError):
@@ -89,6 +102,9 @@ class WorkerStartError(RuntimeError):
 class Spawned:
     """A started interpreter, imports done, waiting on its pipe for a setup message.
 
+    Its stderr is a pipe the host drains into a short tail (for the host's log, never for
+    the model), so the worker cannot fill a file with it.
+
     Args:
         max_message_bytes: Cap on any message from the worker.
     """
@@ -96,7 +112,7 @@ class Spawned:
     def __init__(self, max_message_bytes: int):
         to_worker_r, to_worker_w = os.pipe()
         from_worker_r, from_worker_w = os.pipe()
-        fd, self.log_path = tempfile.mkstemp(prefix="smolui-worker-", suffix=".log")
+        stderr_r, stderr_w = os.pipe()
         command = [
             sys.executable,
             "-I",
@@ -107,24 +123,80 @@ class Spawned:
             PROJECT_ROOT,
             str(to_worker_r),
             str(from_worker_w),
+            str(os.getpid()),
         ]
         try:
-            self.proc = subprocess.Popen(
+            self.proc = _spawn(
                 command,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
-                stderr=fd,
+                stderr=stderr_w,
                 pass_fds=(to_worker_r, from_worker_w),
                 env=base_environment(),
                 cwd="/",
-                start_new_session=True,  # Ctrl-C in the host's terminal is not for it
+                start_new_session=True,  # its own process group; host Ctrl-C is not for it
             )
+        except BaseException:
+            for fd in (to_worker_w, from_worker_r, stderr_r):
+                os.close(fd)
+            raise
         finally:
-            for unused in (fd, to_worker_r, from_worker_w):
+            for unused in (stderr_w, to_worker_r, from_worker_w):
                 os.close(unused)
         os.set_blocking(to_worker_w, False)  # the host never blocks on a stuck worker
         os.set_blocking(from_worker_r, False)
         self.channel = Channel(from_worker_r, to_worker_w, max_message_bytes)
+        self.stderr = StderrTail(stderr_r)
+
+
+_SPAWNER: list[ThreadPoolExecutor] = []
+_SPAWNER_LOCK = threading.Lock()
+
+
+def _spawn(command: list[str], **options: Any) -> subprocess.Popen[bytes]:
+    """Start a worker from one long-lived thread. A worker's parent-death signal fires when
+    the thread that started it ends; this thread lives as long as the app does."""
+    with _SPAWNER_LOCK:
+        if not _SPAWNER:
+            _SPAWNER.append(ThreadPoolExecutor(1, thread_name_prefix="sandbox-spawner"))
+    try:
+        future = _SPAWNER[0].submit(subprocess.Popen, command, **options)
+    except RuntimeError:  # the interpreter is shutting down: no new workers
+        raise WorkerStartError("the app is shutting down") from None
+    return future.result()
+
+
+class StderrTail:
+    """The last few KB a worker wrote to its stderr pipe (read without blocking).
+
+    Args:
+        fd: The host's (read) end of the pipe.
+        keep: How many bytes to keep.
+    """
+
+    def __init__(self, fd: int, keep: int = 4096):
+        self.fd, self.keep, self.tail = fd, keep, bytearray()
+        os.set_blocking(fd, False)
+
+    def drain(self) -> None:
+        """Read what is waiting (at most 4 MB) and keep only the end."""
+        for _ in range(64):
+            try:
+                chunk = os.read(self.fd, 65536) if self.fd >= 0 else b""
+            except (BlockingIOError, OSError):
+                return
+            if not chunk:
+                return
+            self.tail = (self.tail + chunk)[-self.keep :]
+
+    def text(self) -> str:
+        self.drain()
+        return " ".join(self.tail.decode(errors="replace").split())
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
 
 
 class _SparePool:
@@ -154,7 +226,10 @@ class _SparePool:
                 atexit.register(self.clear)
                 self.registered = True
             if self.spare is None:
-                self.spare = Spawned(DEFAULT_MAX_MESSAGE_BYTES)
+                try:
+                    self.spare = Spawned(DEFAULT_MAX_MESSAGE_BYTES)
+                except (WorkerStartError, OSError) as error:  # e.g. the app is exiting
+                    logger.debug("No spare sandbox worker: %s", error)
 
     def clear(self) -> None:
         with self.lock:
@@ -168,17 +243,19 @@ SPARES = _SparePool()
 
 def _discard(spawned: Spawned) -> None:
     spawned.channel.close()  # EOF: a waiting spare exits by itself
-    if spawned.proc.poll() is None:
-        spawned.proc.kill()
+    _kill_group(spawned.proc)
     spawned.proc.wait()
-    _remove(spawned.log_path)
+    spawned.stderr.close()
 
 
-def _remove(path: str) -> None:
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the worker's whole process group (it leads its own session)."""
+    if proc.poll() is not None:
+        return
     try:
-        os.unlink(path)
+        os.killpg(proc.pid, signal.SIGKILL)
     except OSError:
-        pass
+        proc.kill()
 
 
 class WorkerProcess:
@@ -196,7 +273,7 @@ class WorkerProcess:
         self.use_spare = use_spare
         self.proc: subprocess.Popen[bytes] | None = None
         self.channel: Channel | None = None
-        self.log_path = ""
+        self.stderr: StderrTail | None = None
         self.isolation: dict[str, Any] = {}
 
     @property
@@ -210,11 +287,11 @@ class WorkerProcess:
             if self.use_spare
             else Spawned(self.max_message_bytes)
         )
-        self.proc, self.channel, self.log_path = spawned.proc, spawned.channel, spawned.log_path
+        self.proc, self.channel, self.stderr = spawned.proc, spawned.channel, spawned.stderr
         deadline = time.monotonic() + timeout
         try:
             self.channel.send(self.setup, deadline)
-            ready = self.channel.receive(deadline)
+            ready = self._await_ready(deadline)
         except Exception as error:
             reason = self.exit_reason()
             self.kill()
@@ -224,6 +301,17 @@ class WorkerProcess:
             raise WorkerStartError(f"unexpected first message {ready.get('t')!r}")
         self.isolation = dict(ready.get("isolation") or {})
         return self.isolation
+
+    def _await_ready(self, deadline: float) -> dict[str, Any]:
+        """The worker's first message; its stderr is drained meanwhile (a spare that wrote
+        much while it waited would otherwise stay blocked on a full pipe)."""
+        while True:
+            try:
+                return self.channel.receive(min(deadline, time.monotonic() + 0.1))
+            except ChannelTimeout:
+                if time.monotonic() >= deadline:
+                    raise
+                self.drain_stderr()
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
@@ -235,8 +323,7 @@ class WorkerProcess:
     def kill(self) -> None:
         """Stop the worker for good and close the pipes."""
         if self.proc is not None:
-            if self.proc.poll() is None:
-                self.proc.kill()
+            _kill_group(self.proc)
             try:
                 self.proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
@@ -244,12 +331,12 @@ class WorkerProcess:
         if self.channel is not None:
             self.channel.close()
             self.channel = None
-        if self.log_path:
-            _remove(self.log_path)
-            self.log_path = ""
+        if self.stderr is not None:
+            self.stderr.close()
 
     def exit_reason(self) -> str:
-        """Why the worker is gone, in words, with the end of its stderr when it said something."""
+        """Why the worker is gone, in words, for the model. The end of its stderr goes to the
+        host's log only: the code controls it."""
         if self.proc is None:
             return "it never started"
         try:
@@ -261,16 +348,20 @@ class WorkerProcess:
         else:
             reason = f"it exited with status {code}"
         tail = self.stderr_tail()
-        return f"{reason} ({tail})" if tail else reason
+        if tail:
+            logger.warning(
+                "Sandbox worker %s stopped (%s); its stderr ended: %s", self.pid, reason, tail
+            )
+        return reason
 
     def stderr_tail(self, limit: int = 600) -> str:
-        try:
-            with open(self.log_path, "rb") as file:
-                file.seek(max(0, os.path.getsize(self.log_path) - limit))
-                text = file.read().decode(errors="replace").strip()
-        except OSError:
-            return ""
-        return " ".join(text.split())[-limit:]
+        """The end of what the worker wrote to its stderr (for the host's log)."""
+        return self.stderr.text()[-limit:] if self.stderr is not None else ""
+
+    def drain_stderr(self) -> None:
+        """Empty the stderr pipe so a chatty worker never blocks on it (keeps the tail)."""
+        if self.stderr is not None:
+            self.stderr.drain()
 
     def thread_count(self) -> int | None:
         """How many threads the worker runs (Linux only; None elsewhere)."""
@@ -309,23 +400,3 @@ def _signal_reason(number: int, limits: dict[str, Any]) -> str:
     except ValueError:
         name = str(number)
     return f"it was stopped by signal {name}"
-
-
-def folder_usage(path: str, max_entries: int) -> tuple[int, int]:
-    """Bytes on disk and number of entries under `path`, counting at most `max_entries + 1`."""
-    total, entries, stack = 0, 0, [path]
-    while stack and entries <= max_entries:
-        try:
-            with os.scandir(stack.pop()) as listing:
-                for entry in listing:
-                    entries += 1
-                    try:
-                        info = entry.stat(follow_symlinks=False)
-                    except OSError:
-                        continue
-                    total += getattr(info, "st_blocks", 0) * 512 or info.st_size
-                    if entry.is_dir(follow_symlinks=False):
-                        stack.append(entry.path)
-        except OSError:
-            continue
-    return total, entries

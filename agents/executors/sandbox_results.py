@@ -1,7 +1,9 @@
 """Host side of a finished execution: the worker's `result` message as a `CodeOutput`.
 
-The message comes from untrusted code, so values are decoded without pickle and images
-are re-read from PNG bytes; anything malformed is dropped or shown as an error value.
+The message comes from untrusted code, so values are decoded without pickle, texts are cut
+and images counted by the host (PNG dimensions read before decoding). A malformed value
+fails the step; an image that cannot be shown is left out with a note in the logs, never
+kept as a stand-in string.
 """
 
 from __future__ import annotations
@@ -12,27 +14,53 @@ from typing import Any
 
 from agents.errors import AgentExecutionError
 from agents.executors.base import CodeOutput
-from agents.executors.sandbox_protocol import ReprValue, decode_value, png_to_image
+from agents.executors.previews import table_from_tree
+from agents.executors.sandbox_budget import BudgetExceeded, BudgetLimits, StepBudget, cut_text
+from agents.executors.sandbox_protocol import ReprValue, decode_value
 
 
-def result_to_output(result: dict[str, Any]) -> CodeOutput:
-    """The worker's `result` message as a `CodeOutput`; a failed run raises `AgentExecutionError`."""
-    logs = str(result.get("logs") or "")
+def result_to_output(result: dict[str, Any], budget: StepBudget | None = None) -> CodeOutput:
+    """The worker's `result` message as a `CodeOutput`; a failed run raises `AgentExecutionError`.
+
+    Args:
+        result: The message, as received (untrusted).
+        budget: The host's count for this execution (texts cut, images counted and checked
+            before decoding); default: the default limits.
+    """
+    budget = budget or StepBudget(BudgetLimits())
+    limits = budget.limits
+    # The worker keeps the head and a quarter-size tail of long output, with a note.
+    log_cap = limits.max_log_chars + limits.max_log_chars // 4 + 200
+    logs = cut_text(result.get("logs"), log_cap, "printed output")
     if not result.get("ok"):
-        raise AgentExecutionError(f"Code execution failed: {result.get('error')}", logs=logs)
+        error = cut_text(result.get("error"), limits.max_error_chars, "error")
+        raise AgentExecutionError(f"Code execution failed: {error}", logs=logs)
     try:
-        output = decode_value(result.get("output"))
+        output = table_from_tree(result.get("output"))  # a DataFrame/Series, as data
+        if output is None:
+            output = decode_value(result.get("output"), image=budget.image)
+    except BudgetExceeded as error:
+        raise AgentExecutionError(f"The step's value was refused: {error}.", logs=logs) from None
     except (RecursionError, ValueError, TypeError) as error:  # only a hostile worker gets here
-        output = ReprValue(f"<output could not be decoded: {type(error).__name__}>", "error")
+        raise AgentExecutionError(
+            f"The sandbox sent a malformed result ({type(error).__name__}).", logs=logs
+        ) from None
+    if isinstance(output, str):  # room for the worker's own note when it cut the text
+        text = cut_text(output, limits.max_output_chars + 200, "output")
+        if len(text) != len(output):
+            output = ReprValue(text, output.type_name) if isinstance(output, ReprValue) else text
     images = [
         v for v in (output if isinstance(output, (list, tuple)) else [output]) if _is_image(v)
     ]
+    notes = []
     encoded = result.get("images")
     for data in encoded if isinstance(encoded, list) else []:
         try:
-            images.append(png_to_image(base64.b64decode(data, validate=True)))
-        except (TypeError, ValueError, binascii.Error):
-            continue
+            images.append(budget.image(base64.b64decode(data, validate=True)))
+        except (TypeError, ValueError, binascii.Error) as error:  # BudgetExceeded included
+            notes.append(f"[an image was not shown: {error}]")
+    if notes:
+        logs = logs + "\n".join(notes) + "\n"
     return CodeOutput(
         output=output, logs=logs, is_final_answer=bool(result.get("is_final")), images=images
     )

@@ -18,22 +18,25 @@ import sys
 import threading
 from typing import Any
 
+from agents.executors.figures import ImageCollector, figure_of, figure_png, install_show_hooks
+from agents.executors.preload import preload_while_idle
+from agents.executors.previews import table_tree
 from agents.executors.python_runner import (
     BoundedLog,
     final_answer_function,
     format_exception,
     guarded_import,
-    is_pil_image,
     make_print,
     run_snippet,
 )
 from agents.executors.sandbox_confine import confine
+from agents.executors.sandbox_marks import changes_since, interpreter_marks, plain_values
 from agents.executors.sandbox_protocol import (
+    TAG,
     Channel,
     ChannelClosed,
     decode_value,
     encode_value,
-    image_to_png,
 )
 
 _PERMISSION_HINT = (
@@ -64,7 +67,9 @@ def main(read_fd: int, write_fd: int) -> None:
     sys.argv = [""]
     os.environ.update(setup.get("env", {}))
     os.chdir(setup["cwd"])
-    report = confine(setup["limits"], setup["read_only"], setup["read_write"])
+    report = confine(
+        setup["limits"], setup["read_only"], setup["read_write"], setup.get("namespaces", True)
+    )
     worker = Worker(channel, setup)
     channel.send({"t": "ready", "isolation": report, "pid": os.getpid()})
     worker.serve()
@@ -89,8 +94,10 @@ class Worker:
         self.lock = threading.Lock()
         self.executing = False
         self.interrupted = False
+        self.request_id: Any = None  # the id of the host's request being served
+        self.calls = 0  # tool calls made, numbering them
         signal.signal(signal.SIGINT, self._on_interrupt)
-        self.images: list[Any] = []
+        self.collector = ImageCollector()
         self.reserve: mmap.mmap | None = None
         self._reserve_memory()
         self.builtins = dict(vars(builtins))
@@ -102,23 +109,31 @@ class Worker:
             "display": self.display,
         }
         self.saved: dict[str, Any] | None = None  # the names as they were at the checkpoint
+        self.saved_marks: dict[str, Any] = {}  # threads, import hooks, builtins then
+        self.preload = [str(m) for m in setup.get("preload", [])]  # until the first code runs
 
     def serve(self) -> None:
         handlers = {"exec": self.execute, "vars": self.set_variables, "tools": self.set_tools,
                     "checkpoint": self.checkpoint, "rollback": self.rollback}  # fmt: skip
         while True:
+            if self.preload and preload_while_idle(self.channel.read_fd, self.preload):
+                self.preload = []  # idle before the first code: the data stack is imported
             try:
                 message = self.channel.receive()
             except ChannelClosed:
                 return
+            if message["t"] == "exec":
+                self.preload = []
             handler = handlers.get(message["t"])
             if handler is None:  # e.g. a tool reply that arrived after an interrupt
                 continue
+            self.request_id = message.get("id")  # echoed, so the host can drop stale replies
             try:
                 reply = handler(message)
             except BaseException as error:  # e.g. no memory left to encode the result
                 self._release_memory()
                 reply = {"t": "result", "ok": False, "error": self._describe(error)}
+            reply["id"] = self.request_id
             self.channel.send(reply)
             self._reserve_memory()
 
@@ -152,13 +167,20 @@ class Worker:
 
     def checkpoint(self, message: dict[str, Any]) -> dict[str, Any]:
         self.saved = dict(self.namespace)
+        self.saved_marks = interpreter_marks(self.builtins)
         return {"t": "ok"}
 
     def rollback(self, message: dict[str, Any]) -> dict[str, Any]:
-        if self.saved is not None:
-            self.namespace.clear()
-            self.namespace.update(self.saved)
-        return {"t": "ok"}
+        if self.saved is None:
+            return {"t": "ok"}
+        self.namespace.clear()
+        self.namespace.update(self.saved)
+        changed = changes_since(self.saved_marks, interpreter_marks(self.builtins))
+        if not changed:
+            return {"t": "ok"}
+        # Variables alone cannot undo this: the host restarts the worker with these values.
+        values, lost = plain_values(self.saved)
+        return {"t": "ok", "changed": changed, "values": values, "lost": lost}
 
     def set_tools(self, message: dict[str, Any]) -> dict[str, Any]:
         for name in message.get("names", []):
@@ -169,7 +191,7 @@ class Worker:
     def execute(self, message: dict[str, Any]) -> dict[str, Any]:
         log = BoundedLog(self.max_log)
         self.builtins["print"] = make_print(log)
-        self.images = []
+        self.collector = ImageCollector()
         self._patch_viewers()
         saved = sys.stdout, sys.stderr
         sys.stdout = sys.stderr = log
@@ -185,15 +207,16 @@ class Worker:
             sys.stdout, sys.stderr = saved
             with self.lock:  # waits for a tool call in flight from another thread
                 self.executing = False
-        self._collect_figures(log)
+        output = self._encode_output(value) if error is None else None
+        images = self._encode_images(log)
         return {
             "t": "result",
             "ok": error is None,
             "error": error,
-            "output": self._encode_output(value),
+            "output": output,
             "is_final": is_final,
             "logs": log.text(),
-            "images": self._encode_images(log),
+            "images": images,
         }
 
     # -- tools ---------------------------------------------------------------------------
@@ -210,14 +233,19 @@ class Worker:
         with self.lock:
             if not self.executing:
                 raise ToolError(f"Tool {name} can only be called while a step is running.")
+            self.calls += 1
             request = {
                 "t": "call",
+                "id": self.request_id,
+                "cid": self.calls,
                 "name": name,
                 "args": encode_value(list(args)),
                 "kwargs": encode_value(dict(kwargs)),
             }
             self.channel.send(request)
             reply = self.channel.receive()
+            while reply.get("cid") != self.calls:  # a stale reply (e.g. after an interrupt)
+                reply = self.channel.receive()
         if reply.get("t") != "return":
             raise ToolError(f"Tool {name}: the host answered out of turn.")
         if not reply.get("ok"):
@@ -227,60 +255,61 @@ class Worker:
     # -- images and output ---------------------------------------------------------------
 
     def display(self, *values: Any) -> None:
-        """Show values like a notebook: images go to the UI, anything else is printed."""
+        """Show values like a notebook: figures and images go to the UI, tables print as a
+        compact preview, anything else as its repr."""
         for value in values:
-            if is_pil_image(value):
-                self.images.append(value)
-            else:
-                self.builtins["print"](repr(value))
+            if not self.collector.add(value):
+                table = table_tree(value)
+                self.builtins["print"](table["repr"] if table else repr(value))
 
     def _importer(self, guarded: Any) -> Any:
         def import_and_patch(name: str, *args: Any, **kwargs: Any) -> Any:
             module = guarded(name, *args, **kwargs)
-            if name.startswith("PIL"):
+            if name.startswith(("PIL", "matplotlib")):
                 self._patch_viewers()
             return module
 
         return import_and_patch
 
     def _patch_viewers(self) -> None:
+        # plt.show() draws into this step's images, like a notebook's inline backend.
+        install_show_hooks(lambda: self.collector)
         # Image.show() would start a viewer process; here it displays in the chat instead.
         pil = sys.modules.get("PIL.Image")
         if pil is not None and getattr(pil.Image.show, "__name__", "") != "display":
             pil.Image.show = lambda image, *_, **__: self.display(image)
             pil.Image.show.__name__ = "display"
 
-    def _collect_figures(self, log: BoundedLog) -> None:
-        pyplot = sys.modules.get("matplotlib.pyplot")
-        if pyplot is None:
-            return
-        try:
-            import io
-
-            for number in pyplot.get_fignums():
-                buffer = io.BytesIO()
-                pyplot.figure(number).savefig(buffer, format="png")
-                self.images.append(buffer.getvalue())
-            pyplot.close("all")
-        except Exception as error:
-            log.write(f"[figures could not be captured: {type(error).__name__}: {error}]\n")
-
     def _encode_images(self, log: BoundedLog) -> list[str]:
+        """Draw the figures still open (then close them), and encode the step's images."""
         import base64
 
+        try:
+            self.collector.capture_open_figures()
+        except Exception as error:  # noqa: BLE001 - e.g. pyplot broken by the code itself
+            log.write(f"[figures could not be captured: {type(error).__name__}: {error}]\n")
         encoded, total, dropped = [], 0, 0
-        for image in self.images:
-            png = image if isinstance(image, bytes) else image_to_png(image)
-            if png is None or total + len(png) > self.max_image_bytes:
+        for png in self.collector.pngs:
+            if total + len(png) > self.max_image_bytes:
                 dropped += 1
                 continue
             total += len(png)
             encoded.append(base64.b64encode(png).decode())
+        notes = self.collector.take_notes()
         if dropped:
-            log.write(f"[{dropped} image(s) not shown: over the size limit or unreadable]\n")
+            notes.append(f"{dropped} image(s) not shown: over the size limit")
+        for note in notes:
+            log.write(f"[{note}]\n")
+        self.collector = ImageCollector()
         return encoded
 
     def _encode_output(self, value: Any) -> Any:
+        figure = figure_of(value)
+        if figure is not None:  # a figure as the value or the answer: it becomes an image
+            return self._figure_value(figure)
+        table = table_tree(value)
+        if table is not None:
+            return table
         tree = encode_value(value)
         if len(json.dumps(tree)) <= self.max_output:
             return tree
@@ -291,6 +320,18 @@ class Worker:
         cut = text[: self.max_output]
         note = f"\n[... output cut: {len(text) - len(cut)} more characters]"
         return cut + note
+
+    def _figure_value(self, figure: Any) -> Any:
+        import base64
+
+        self.collector.mark_shown(figure)
+        try:
+            png, note = figure_png(figure, self.collector.max_side)
+        except Exception as error:  # noqa: BLE001 - shown to the model like a repr
+            return encode_value(f"<figure could not be drawn: {type(error).__name__}: {error}>")
+        if note:
+            self.collector.notes.append(note)
+        return {TAG: "image", "v": base64.b64encode(png).decode()}
 
     def _describe(self, error: BaseException) -> str:
         try:

@@ -3,20 +3,66 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from agents.errors import AgentConfigError
+from agents.models.messages import content_text
 from agents.models.scripted import ScriptedModel, ScriptedReply
 
-_DEMO_REPLIES = [
-    "Thought: I am the scripted demo model, not a language model. I will show what a step "
-    "looks like by running a little Python.\n"
-    "<code>\nimport math\n\nvalue = round(2 * math.pi, 4)\nprint(f'2 * pi = {value}')\n</code>",
-    "Thought: The code ran and printed its result. I will give the final answer now.\n"
-    "<code>\nfinal_answer(f'This is the scripted demo: 2 * pi is about {value}. '\n"
-    "             'Pick a real model (for example --model local) for real answers.')\n</code>",
-]
+_INTRO = "Thought: I am the scripted demo model, not a language model. "
+_SQUARES_STEP = (
+    _INTRO + "I will show what a step looks like by running a little Python and drawing a plot.\n"
+    "<code>\nimport matplotlib.pyplot as plt\n\n"
+    "numbers = list(range(1, 11))\nsquares = [n * n for n in numbers]\n"
+    "fig, ax = plt.subplots(figsize=(6, 3.5))\nax.bar(numbers, squares, color='#4C72B0')\n"
+    "ax.set_title('Squares of 1 to 10')\nprint('sum of the squares:', sum(squares))\n</code>"
+)
+_SQUARES_ANSWER = (
+    "Thought: The code ran and drew its plot. I will give the final answer now.\n"
+    "<code>\nfinal_answer(f'This is the scripted demo: the squares of 1 to 10 add up to '\n"
+    "             f'{sum(squares)} (plotted above). Pick a real model (for example '\n"
+    "             '--model local) for real answers.')\n</code>"
+)
+# Monthly totals of an uploaded CSV: the first column holds dates, the last numeric one values.
+_TABLE_STEP = (
+    _INTRO + "A table is attached: I will load it with pandas, add up each month and plot "
+    "the totals.\n<code>\nimport pandas as pd\nimport matplotlib.pyplot as plt\n\n"
+    "table = pd.read_csv({path!r})\n"
+    "months = pd.to_datetime(table.iloc[:, 0], errors='coerce').dt.strftime('%Y-%m')\n"
+    "column = table.select_dtypes('number').columns[-1]\n"
+    "totals = table.groupby(months)[column].sum().round(2)\n"
+    "best = totals.idxmax()\n"
+    "fig, ax = plt.subplots(figsize=(8, 4))\ntotals.plot(kind='bar', ax=ax, color='#4C72B0')\n"
+    "ax.set_title(f'Monthly {{column}}: best month {{best}} ({{totals.max():,.2f}})')\n"
+    "fig.tight_layout()\nprint(f'Best month: {{best}} with {{totals.max():,.2f}} of {{column}}')\n"
+    "totals\n</code>"
+)
+_TABLE_ANSWER = (
+    "Thought: The plot shows every month's total; the best month is in its title. "
+    "I will answer with the plot.\n<code>\nfinal_answer(fig)\n</code>"
+)
+_CSV_PATH = re.compile(r"pd\.read_csv\((['\"])(?P<path>[^'\"]+?\.csv)\1")
+
+
+def _attached_csv(messages: list[dict[str, Any]]) -> str | None:
+    """The path of the latest CSV the upload note offered to load, if any."""
+    for item in reversed(messages):
+        found = _CSV_PATH.findall(content_text(item.get("content")))
+        if found:
+            return found[-1][1]
+    return None
+
+
+def _first_step(messages: list[dict[str, Any]]) -> str:
+    path = _attached_csv(messages)
+    return _TABLE_STEP.format(path=path) if path else _SQUARES_STEP
+
+
+def _second_step(messages: list[dict[str, Any]]) -> str:
+    return _TABLE_ANSWER if _attached_csv(messages) else _SQUARES_ANSWER
+
 
 _JSON_HELP = (
     'The file must hold a JSON list of replies (strings, or objects {"content": "...", '
@@ -26,7 +72,8 @@ _JSON_HELP = (
 
 
 def demo_model(**kwargs: Any) -> ScriptedModel:
-    """A `ScriptedModel` playing a two-step CodeAgent demo, again and again.
+    """A `ScriptedModel` playing a two-step CodeAgent demo, again and again: it plots the
+    monthly totals of an attached CSV (and answers with the plot), or else plots squares.
 
     Args:
         **kwargs: `ScriptedModel` options (`delay`, `chunk_size`, ...).
@@ -34,7 +81,7 @@ def demo_model(**kwargs: Any) -> ScriptedModel:
     kwargs.setdefault("delay", 0.2)
     kwargs.setdefault("loop", True)
     kwargs.setdefault("model_id", "scripted:demo")
-    return ScriptedModel(list(_DEMO_REPLIES), **kwargs)
+    return ScriptedModel([_first_step, _second_step], **kwargs)
 
 
 def model_from_json(path: str, **kwargs: Any) -> ScriptedModel:

@@ -9,6 +9,7 @@ if TYPE_CHECKING:
     from smolui.uploads.ingest import AcceptedFile, IngestResult
 
 LINE_CHARS = 160
+MAX_COLUMNS_SHOWN = 40
 
 
 def human_size(size: int) -> str:
@@ -55,6 +56,8 @@ def details(item: AcceptedFile) -> str:
     parts = [item.label]
     if item.kind == "image":
         parts.append(f"{item.width:,} × {item.height:,} pixels")
+    elif item.kind == "table":
+        parts += table_details(item)
     elif item.kind == "pdf":
         parts.append(f"{item.pages:,} page{'s' if item.pages != 1 else ''}")
         parts.append(f"{item.chars:,} characters")
@@ -64,6 +67,21 @@ def details(item: AcceptedFile) -> str:
             parts.append(f"{item.pages:,} parts of about 3,000 characters")
     parts.append(human_size(item.size))
     return ", ".join(parts)
+
+
+def table_details(item: AcceptedFile) -> list[str]:
+    """ "120 rows × 5 columns" (and the sheet count of a workbook); empty when unknown.
+
+    Args:
+        item: An accepted file of kind "table".
+    """
+    if item.table is None:  # e.g. a file of a resumed conversation
+        return []
+    rows, cols = item.table.rows, len(item.table.columns)
+    parts = [f"{rows:,} row{'s' if rows != 1 else ''} × {cols:,} column{'s' if cols != 1 else ''}"]
+    if len(item.table.sheets) > 1:
+        parts.append(f"{len(item.table.sheets)} sheets")
+    return parts
 
 
 def agent_note(result: IngestResult, images_to_model: bool) -> str:
@@ -99,6 +117,8 @@ def _agent_entry(item: AcceptedFile, images_to_model: bool) -> str:
         )
     if item.note:
         entry += f" Note: {item.note}"
+    if item.kind == "table" and item.table is not None:
+        entry += table_entry(item)
     if item.first_lines:
         quoted = "\n".join(f"  > {line}" for line in item.first_lines.splitlines())
         entry += f" First lines:\n{quoted}"
@@ -120,3 +140,34 @@ def user_lines(result: IngestResult) -> list[str]:
     for item in result.refused:
         lines.append(f"Could not attach {item.display_name}: {item.reason}.")
     return lines
+
+
+def table_entry(item: AcceptedFile) -> str:
+    """The agent's view of a data file: how to load it, its columns and first rows.
+
+    Args:
+        item: An accepted file of kind "table" (with its `table` summary).
+    """
+    summary = item.table
+    if summary is None:
+        return ""
+    path = str(item.stored_path)
+    if item.stored_path.suffix.lower() == ".xlsx":
+        load = f"pd.read_excel({path!r})"
+        if len(summary.sheets) > 1:
+            load += f" (sheets: {', '.join(repr(s) for s in summary.sheets[:10])})"
+    elif summary.delimiter != ",":
+        load = f"pd.read_csv({path!r}, sep={summary.delimiter!r})"
+    else:
+        load = f"pd.read_csv({path!r})"
+    columns = summary.columns[:MAX_COLUMNS_SHOWN]
+    more = (
+        f", … {len(summary.columns) - len(columns)} more"
+        if len(columns) < len(summary.columns)
+        else ""
+    )
+    text = f" Load it with {load}. Columns: {', '.join(repr(c) for c in columns)}{more}."
+    if summary.first_rows:
+        rows = "\n".join("  > " + " | ".join(row[: len(columns)]) for row in summary.first_rows)
+        text += f" First rows:\n  > {' | '.join(columns)}\n{rows}"
+    return text

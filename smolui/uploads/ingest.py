@@ -16,8 +16,15 @@ from typing import Any
 from smolui.uploads.describe import agent_note, first_lines, human_size, user_lines
 from smolui.uploads.folders import folder_usage
 from smolui.uploads.names import display_name, extension_of, safe_name
-from smolui.uploads.policy import DOCUMENT_KINDS, IMAGE_KINDS, UploadPolicy
+from smolui.uploads.policy import (
+    DATA_KINDS,
+    DOCUMENT_KINDS,
+    IMAGE_KINDS,
+    REFUSED_EXTENSIONS,
+    UploadPolicy,
+)
 from smolui.uploads.sniff import ContentMismatch, check_content
+from smolui.uploads.tables import TableError, TableSummary, summarize_table
 from tools.document_reader import DocumentError
 
 logger = logging.getLogger(__name__)
@@ -36,7 +43,7 @@ class AcceptedFile:
     Args:
         display_name: The original name, cleaned for display.
         stored_path: Where the file is, inside the session folder.
-        kind: "pdf", "docx", "text" or "image".
+        kind: "pdf", "docx", "text", "table" or "image".
         label: What it is, in words ("PDF", "PNG image").
         size: Size in bytes.
         pages: Pages of a PDF, chunks of a DOCX or text file; None for images.
@@ -45,6 +52,7 @@ class AcceptedFile:
         note: What the reader should know (encrypted, scanned, capped), or None.
         width: Image width in pixels, else None.
         height: Image height in pixels, else None.
+        table: Columns, row count and first rows of a data file (CSV, TSV, XLSX), else None.
     """
 
     display_name: str
@@ -58,6 +66,7 @@ class AcceptedFile:
     note: str | None = None
     width: int | None = None
     height: int | None = None
+    table: TableSummary | None = None
 
 
 @dataclass
@@ -142,7 +151,7 @@ def _ingest_one(
 ) -> tuple[AcceptedFile, Any]:
     extension = _check_extension(original, policy)
     size = _check_size(source, folder, policy)
-    kind = DOCUMENT_KINDS.get(extension) or IMAGE_KINDS[extension]
+    kind = DOCUMENT_KINDS.get(extension) or DATA_KINDS.get(extension) or IMAGE_KINDS[extension]
     try:
         check_content(source, kind)
     except ContentMismatch as exc:
@@ -151,6 +160,8 @@ def _ingest_one(
     try:
         if extension in IMAGE_KINDS:
             return _read_image(stored, original, kind, size, policy)
+        if extension in DATA_KINDS:
+            return _read_table_file(stored, original, kind, size, policy), None
         return _read_document_file(stored, original, size, policy), None
     except Refused:
         stored.unlink(missing_ok=True)
@@ -168,6 +179,8 @@ def _check_extension(original: str, policy: UploadPolicy) -> str:
     accepted = ", ".join(policy.allowed_extensions)
     if not extension:
         raise Refused(f"the name has no extension; accepted types: {accepted}")
+    if extension in REFUSED_EXTENSIONS:
+        raise Refused(REFUSED_EXTENSIONS[extension])
     if extension not in policy.allowed_extensions:
         raise Refused(f"{extension} files are not accepted; accepted types: {accepted}")
     return extension
@@ -260,6 +273,25 @@ def _read_document_file(
         chars=document.chars,
         first_lines=first_lines(document.pages, policy.preview_lines),
         note=document.note,
+    )
+
+
+def _read_table_file(
+    stored: Path, original: str, kind: str, size: int, policy: UploadPolicy
+) -> AcceptedFile:
+    try:
+        summary = summarize_table(stored, kind, policy.time_budget_s)
+    except TableError as exc:
+        raise Refused(str(exc)) from None
+    labels = {"csv": "CSV table", "tsv": "TSV table", "xlsx": "Excel workbook"}
+    return AcceptedFile(
+        display_name=display_name(original),
+        stored_path=stored,
+        kind="table",
+        label=labels[kind],
+        size=size,
+        note=summary.note,
+        table=summary,
     )
 
 

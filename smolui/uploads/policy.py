@@ -11,8 +11,17 @@ DOCUMENT_KINDS = {
     ".docx": "docx",
     ".txt": "text",
     ".md": "text",
-    ".csv": "text",
     ".json": "text",
+    ".html": "text",
+    ".htm": "text",
+}
+# Tables: stored for code to read (pandas), summarized for the model (columns, rows).
+DATA_KINDS = {".csv": "csv", ".tsv": "tsv", ".xlsx": "xlsx"}
+# Refused whatever the policy says, with the reason shown to the user.
+REFUSED_EXTENSIONS = {
+    ".xlsm": "macro-enabled workbooks (.xlsm) are refused; save it as .xlsx without macros",
+    ".xltm": "macro-enabled templates (.xltm) are refused; save it as .xlsx without macros",
+    ".xls": "old Excel files (.xls) are not supported; save it as .xlsx or .csv",
 }
 IMAGE_KINDS = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".webp": "webp", ".gif": "gif"}
 
@@ -37,7 +46,9 @@ class UploadPolicy:
         preview_lines: Lines of each document quoted in the agent's note.
     """
 
-    allowed_extensions: tuple[str, ...] = tuple(DOCUMENT_KINDS) + tuple(IMAGE_KINDS)
+    allowed_extensions: tuple[str, ...] = (
+        tuple(DOCUMENT_KINDS) + tuple(DATA_KINDS) + tuple(IMAGE_KINDS)
+    )
     max_file_bytes: int = 25 * MB
     max_session_bytes: int = 100 * MB
     max_session_files: int = 20
@@ -79,4 +90,4 @@ class UploadPolicy:
 
 def supported_extensions() -> set[str]:
     """Every extension that the content checks know about."""
-    return set(DOCUMENT_KINDS) | set(IMAGE_KINDS)
+    return set(DOCUMENT_KINDS) | set(DATA_KINDS) | set(IMAGE_KINDS)

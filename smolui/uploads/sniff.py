@@ -40,6 +40,9 @@ _EXPECTED = {
     "pdf": "a PDF",
     "docx": "a Word document (.docx)",
     "text": "a text file",
+    "csv": "a CSV file",
+    "tsv": "a TSV file",
+    "xlsx": "an Excel workbook (.xlsx)",
     "png": "a PNG image",
     "jpeg": "a JPEG image",
     "gif": "a GIF image",
@@ -81,7 +84,8 @@ def check_content(path: str | Path, kind: str) -> None:
 
     Args:
         path: The file to check.
-        kind: The expected kind: "pdf", "docx", "text", "png", "jpeg", "gif" or "webp".
+        kind: The expected kind: "pdf", "docx", "text", "csv", "tsv", "xlsx", "png", "jpeg",
+            "gif" or "webp".
 
     Raises:
         ContentMismatch: The content is of another kind (the message names it).
@@ -95,6 +99,8 @@ def check_content(path: str | Path, kind: str) -> None:
     if _matches(head, kind, found):
         if kind == "docx":
             _check_docx_parts(path)
+        if kind == "xlsx":
+            _check_xlsx_parts(path)
         return
     if found is None:
         raise ContentMismatch(f"the content is not {expected}")
@@ -102,12 +108,12 @@ def check_content(path: str | Path, kind: str) -> None:
 
 
 def _matches(head: bytes, kind: str, found: str | None) -> bool:
-    if kind == "text":
+    if kind in ("text", "csv", "tsv"):
         return _looks_like_text(head, found)
     if kind == "pdf":
         # Readers accept a little junk before the header; programs still start with their magic.
         return found == "a PDF" or (found is None and b"%PDF-" in head)
-    if kind == "docx":
+    if kind in ("docx", "xlsx"):
         return found == "a zip archive"
     return found == _EXPECTED[kind]
 
@@ -134,3 +140,20 @@ def _check_docx_parts(path: str | Path) -> None:
         ) from None
     if "word/document.xml" not in names or "[Content_Types].xml" not in names:
         raise ContentMismatch("the content is a zip archive, not a Word document (.docx)")
+
+
+def _check_xlsx_parts(path: str | Path) -> None:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = {name.lower() for name in archive.namelist()}
+    except (zipfile.BadZipFile, OSError, ValueError):
+        raise ContentMismatch(
+            "the file is not an Excel workbook (its zip structure is broken)"
+        ) from None
+    if "xl/workbook.xml" not in names or "[content_types].xml" not in names:
+        raise ContentMismatch("the content is a zip archive, not an Excel workbook (.xlsx)")
+    if any(name.endswith("vbaproject.bin") for name in names):
+        raise ContentMismatch(
+            "the workbook holds macros (it is a macro-enabled workbook renamed .xlsx); "
+            "save it as .xlsx without macros"
+        )
