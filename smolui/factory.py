@@ -178,10 +178,15 @@ class AgentFactory:
             return ToolCallingAgent(tools, self._model(), **common)
         from agents.code_agent import CodeAgent
 
-        executor_kwargs = (
-            {"read_only_paths": [str(upload_dir)]} if settings.executor == "sandbox" else {}
+        # The sandbox reads the uploads in place; remote kernels get copies of them.
+        executor_kwargs: dict[str, Any] = (
+            {} if settings.executor == "local" else {"read_only_paths": [str(upload_dir)]}
         )
+        if settings.executor == "jupyter":
+            executor_kwargs["url"] = settings.executor_url
+        if settings.executor == "sandbox":
+            executor_kwargs["memory_limit_mb"] = settings.sandbox_memory_mb
         return CodeAgent(
             tools, self._model(), executor_type=settings.executor,
-            executor_kwargs=executor_kwargs, **common,
+            executor_kwargs=executor_kwargs, small_model=settings.small_model, **common,
         )  # fmt: skip

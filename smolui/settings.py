@@ -21,7 +21,11 @@ class Settings:
         model: Model spec string ("local", "scripted:...", "hf:<id>", "openai:<id>@<url>", ...).
         agent_type: "code" (CodeAgent) or "tool_calling" (ToolCallingAgent).
         tools: Names of the tools to give each agent.
-        executor: Where code runs: "sandbox" (confined worker) or "local" (in-process).
+        executor: Where code runs: "sandbox" (confined worker), "local" (in-process), or a
+            remote Jupyter kernel: "jupyter" (needs `executor_url`), "docker", "e2b", "modal".
+        executor_url: The Jupyter Kernel/Enterprise Gateway URL for `executor="jupyter"`
+            (its token is a secret: environment variable SMOLUI_EXECUTOR_TOKEN only).
+        sandbox_memory_mb: Memory (address space) each sandbox worker may use.
         host: Interface to bind (127.0.0.1 locally, 0.0.0.0 on Spaces).
         port: TCP port (7860 by default, as Spaces expects).
         concurrency: How many turns may run at once across all sessions.
@@ -36,12 +40,19 @@ class Settings:
         session_grace_s: Keep a closed page's agent this long, so a reload finds it.
         max_sessions: Most live agents at once; the least recently used idle one is evicted.
         stream_outputs: Stream model tokens into the running step.
+        data_dir: The data folder: the SQLite conversation database and memory images.
+        database_url: A SQLAlchemy URL (e.g. `postgresql+psycopg://...`) instead of SQLite.
+        retention_days: Delete conversations untouched for this many days (0: keep forever).
+        small_model: Use the small-model profile (short prompt, grammar, token cap): True,
+            False, or None to choose it for tiny models such as the offline default.
     """
 
     model: str = "local"
     agent_type: str = "code"
     tools: tuple[str, ...] = ()
     executor: str = "sandbox"
+    executor_url: str | None = None
+    sandbox_memory_mb: int = 1024
     host: str = "127.0.0.1"
     port: int = 7860
     concurrency: int = 4
@@ -56,6 +67,10 @@ class Settings:
     session_grace_s: float = 300.0
     max_sessions: int = 32
     stream_outputs: bool = True
+    data_dir: str = "data"
+    database_url: str | None = field(default=None, repr=False)  # may hold a password
+    retention_days: float = 0.0
+    small_model: bool | None = None
 
     def with_changes(self, **changes: Any) -> Settings:
         """A copy with some fields changed.
@@ -73,9 +88,13 @@ _FLAGS: dict[str, tuple[str, str]] = {
     "agent_type": ("SMOLUI_AGENT_TYPE", "'code' (writes Python) or 'tool_calling' (JSON tool calls)"),
     "tools": ("SMOLUI_TOOLS", "comma-separated extra tools for each agent: web_search, "
               "visit_webpage, transcriber, python_interpreter (document tools are always on)"),
-    "executor": ("SMOLUI_EXECUTOR", "'sandbox' (confined worker process) or 'local' (in-process)"),
+    "executor": ("SMOLUI_EXECUTOR", "'sandbox' (confined worker process), 'local' (in-process), "
+                 "'jupyter' (a Jupyter gateway, see --executor-url), 'docker', 'e2b' or 'modal'"),
+    "executor_url": ("SMOLUI_EXECUTOR_URL", "Jupyter Kernel/Enterprise Gateway URL for --executor "
+                     "jupyter, e.g. http://127.0.0.1:8888 (token: env SMOLUI_EXECUTOR_TOKEN)"),
     "host": ("GRADIO_SERVER_NAME", "interface to bind; Spaces sets 0.0.0.0"),
     "port": ("GRADIO_SERVER_PORT", "TCP port"),
+    "sandbox_memory_mb": ("SMOLUI_SANDBOX_MEMORY_MB", "memory each sandbox worker may use, in MB"),
     "concurrency": ("SMOLUI_CONCURRENCY", "turns that may run at once across all sessions"),
     "max_file_size_mb": ("SMOLUI_MAX_FILE_SIZE_MB", "largest accepted upload, in MB"),
     "max_files": ("SMOLUI_MAX_FILES", "most files per message"),
@@ -85,12 +104,18 @@ _FLAGS: dict[str, tuple[str, str]] = {
     "session_idle_s": ("SMOLUI_SESSION_IDLE_S", "evict an idle conversation's agent after N seconds"),
     "session_grace_s": ("SMOLUI_SESSION_GRACE_S", "keep a closed page's agent N seconds for a reload"),
     "max_sessions": ("SMOLUI_MAX_SESSIONS", "most live agents at once"),
+    "data_dir": ("SMOLUI_DATA_DIR", "data folder: the SQLite conversation database and files"),
+    "database_url": ("SMOLUI_DATABASE_URL", "conversation database URL instead of SQLite, e.g. "
+                     "postgresql+psycopg://user:password@host/db (several replicas share one)"),
+    "retention_days": ("SMOLUI_RETENTION_DAYS", "delete conversations untouched for N days (0: never)"),
 }  # fmt: skip
 
 _BOOL_FLAGS: dict[str, tuple[str, str]] = {
     "share": ("SMOLUI_SHARE", "create a public gradio.live link (off by default)"),
     "stream_outputs": ("SMOLUI_STREAM_OUTPUTS", "stream model tokens into the running step"),
-}
+    "small_model": ("SMOLUI_SMALL_MODEL", "short prompt, grammar and token cap for a tiny model "
+                    "(None: on for tiny models such as the offline SmolLM2)"),
+}  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -130,7 +155,8 @@ def _epilog() -> str:
     return (
         f"model (--model / SMOLUI_MODEL), {SPEC_FORMS}\n\n"
         "secrets, read from the environment only: HF_TOKEN (Hugging Face), OPENAI_API_KEY, "
-        "ANTHROPIC_API_KEY and other provider keys.\n"
+        "ANTHROPIC_API_KEY and other provider keys; SMOLUI_EXECUTOR_TOKEN (Jupyter gateway), "
+        "E2B_API_KEY, MODAL_TOKEN_ID and MODAL_TOKEN_SECRET for remote code executors.\n"
         "examples:\n"
         "  python app.py                                  # offline, SmolLM2 via llama.cpp\n"
         "  python app.py --model hf:Qwen/Qwen2.5-Coder-32B-Instruct   # needs HF_TOKEN\n"
@@ -181,7 +207,7 @@ def _convert(name: str, raw: Any, default: Any) -> Any:
     if isinstance(raw, bool):
         return raw
     text = str(raw).strip()
-    if isinstance(default, bool):
+    if isinstance(default, bool) or name == "small_model":
         if text.lower() in ("1", "true", "yes", "on"):
             return True
         if text.lower() in ("0", "false", "no", "off"):
@@ -207,14 +233,22 @@ def validate(settings: Settings) -> str | None:
     """
     if settings.agent_type not in ("code", "tool_calling"):
         return f"agent type must be 'code' or 'tool_calling', not {settings.agent_type!r}"
-    if settings.executor not in ("sandbox", "local"):
-        return f"executor must be 'sandbox' or 'local', not {settings.executor!r}"
+    from agents.executors import EXECUTOR_TYPES
+
+    if settings.executor not in EXECUTOR_TYPES:
+        return f"executor must be one of {', '.join(EXECUTOR_TYPES)}, not {settings.executor!r}"
+    if settings.executor == "jupyter" and not settings.executor_url:
+        return "--executor jupyter needs --executor-url (or SMOLUI_EXECUTOR_URL)"
     if not 0 < settings.port < 65536:
         return f"port must be between 1 and 65535, not {settings.port}"
     positive = ("concurrency", "max_files", "max_steps", "max_sessions", "max_file_size_mb")
     for name in positive:
         if getattr(settings, name) <= 0:
             return f"{name.replace('_', ' ')} must be positive"
+    if settings.sandbox_memory_mb < 64:
+        return "sandbox memory must be at least 64 MB"
+    if settings.retention_days < 0:
+        return "retention days must not be negative (0 keeps conversations forever)"
     if settings.session_idle_s <= 0 or settings.session_grace_s < 0:
         return "session idle time must be positive and grace time not negative"
     return None

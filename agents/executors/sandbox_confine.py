@@ -1,4 +1,5 @@
-"""Confine the sandbox worker before any agent code runs: limits, privileges, Landlock, seccomp.
+"""Confine the sandbox worker before any agent code runs: limits, namespaces, privileges,
+Landlock, seccomp.
 
 `confine(limits, read_only, read_write)` is called once by the worker on itself and
 returns which layers took effect. A layer the platform lacks is reported, not fatal: the
@@ -13,7 +14,7 @@ import signal
 import sys
 from typing import Any
 
-from agents.executors import sandbox_landlock, sandbox_seccomp
+from agents.executors import sandbox_landlock, sandbox_namespaces, sandbox_seccomp
 
 _PR_SET_DUMPABLE = 4
 _PR_CAPBSET_DROP = 24
@@ -24,13 +25,16 @@ _CAP_VERSION_3 = 0x20080522
 MB = 1024 * 1024
 
 
-def confine(limits: dict[str, Any], read_only: list[str], read_write: list[str]) -> dict[str, Any]:
+def confine(
+    limits: dict[str, Any], read_only: list[str], read_write: list[str], namespaces: bool = True
+) -> dict[str, Any]:
     """Apply every available layer to this process; return the isolation report.
 
     Args:
         limits: `memory_mb`, `cpu_seconds`, `file_mb`, `open_files` (None leaves one unset).
         read_only: Paths the code may read.
         read_write: Paths the code may read and write (the scratch folder).
+        namespaces: Enter new user, IPC and network namespaces (see `sandbox_namespaces`).
     """
     report: dict[str, Any] = {"process": True, "clean_env": True, "notes": {}}
     linux = sys.platform.startswith("linux")
@@ -38,6 +42,9 @@ def confine(limits: dict[str, Any], read_only: list[str], read_write: list[str])
         _prctl(_PR_SET_NO_NEW_PRIVS, 1)
         _prctl(_PR_SET_DUMPABLE, 0)  # nobody of the same user may attach or read our memory
     report["rlimits"] = _try(report, "rlimits", lambda: set_limits(limits))
+    # Before the capabilities go: a new user namespace gives a full set to drop there.
+    if namespaces:
+        report["namespaces"] = linux and _try(report, "namespaces", sandbox_namespaces.enter)
     report["capabilities_dropped"] = linux and _try(report, "capabilities", drop_capabilities)
     report["landlock"] = linux and _try(
         report, "landlock", lambda: _landlock(read_only, read_write)
@@ -139,5 +146,5 @@ def _landlock(read_only: list[str], read_write: list[str]) -> str:
 
 
 def _seccomp() -> str:
-    sandbox_seccomp.install()
-    return ""
+    report = sandbox_seccomp.install()
+    return f"allow-list of {report['rules']} rules, EPERM for the rest"

@@ -19,6 +19,7 @@ import json
 import os
 import select
 import time
+from collections.abc import Callable
 from typing import Any
 
 HEADER_BYTES = 4
@@ -63,6 +64,7 @@ class Channel:
         self.max_message_bytes = max_message_bytes
         self.chunk_bytes = chunk_bytes
         self._buffer = bytearray()
+        self.last_frame_bytes = 0  # size of the last message received
 
     def send(self, message: dict[str, Any], deadline: float | None = None) -> None:
         """Write one message; with a deadline, give up (ChannelTimeout) if the reader stalls."""
@@ -92,6 +94,7 @@ class Channel:
             if size is not None and len(self._buffer) >= HEADER_BYTES + size:
                 body = bytes(self._buffer[HEADER_BYTES : HEADER_BYTES + size])
                 del self._buffer[: HEADER_BYTES + size]
+                self.last_frame_bytes = size
                 return _parse(body)
             if deadline is not None:
                 _wait(self.read_fd, deadline, for_write=False)
@@ -177,29 +180,36 @@ def encode_value(value: Any, trusted: bool = False, _depth: int = 0) -> Any:
     return _as_repr(value)
 
 
-def decode_value(tree: Any, trusted: bool = False) -> Any:
+def decode_value(
+    tree: Any, trusted: bool = False, image: Callable[[bytes], Any] | None = None
+) -> Any:
     """Rebuild a value from `encode_value`'s tree.
 
     Args:
         tree: The JSON-decoded tree.
         trusted: Accept pickle payloads (worker side only, for data from the host).
+        image: Turns PNG bytes into an image (the host passes one that counts images and
+            pixels against a budget, and raises when over it); default `png_to_image`.
     """
     if isinstance(tree, list):
-        return [decode_value(v, trusted) for v in tree]
+        return [decode_value(v, trusted, image) for v in tree]
     if not isinstance(tree, dict):
         return tree
     tag = tree.get(TAG)
     if tag is None:
-        return {k: decode_value(v, trusted) for k, v in tree.items()}
+        return {k: decode_value(v, trusted, image) for k, v in tree.items()}
     payload = tree.get("v")
     if tag == "tuple" and isinstance(payload, list):
-        return tuple(decode_value(v, trusted) for v in payload)
+        return tuple(decode_value(v, trusted, image) for v in payload)
     if tag == "dict" and isinstance(payload, list):
-        return {_hashable(decode_value(k, trusted)): decode_value(v, trusted) for k, v in payload}
+        return {
+            _hashable(decode_value(k, trusted, image)): decode_value(v, trusted, image)
+            for k, v in payload
+        }
     if tag == "bytes" and isinstance(payload, str):
         return base64.b64decode(payload)
     if tag == "image" and isinstance(payload, str):
-        return png_to_image(base64.b64decode(payload))
+        return (image or png_to_image)(base64.b64decode(payload))
     if tag == "pickle" and trusted and isinstance(payload, str):
         return _unpickle(tree)
     return ReprValue(str(tree.get("repr", payload)), str(tree.get("type", "object")))
@@ -292,21 +302,46 @@ def image_to_png(image: Any) -> bytes | None:
     return None
 
 
-def png_to_image(data: bytes) -> Any:
-    """A PIL image from PNG bytes; a ReprValue when Pillow is missing or the data is bad.
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """Width and height from a PNG's header, read without decoding anything.
+
+    Raises ValueError when the bytes do not start like a PNG.
+    """
+    if len(data) < 24 or data[:8] != _PNG_SIGNATURE or data[12:16] != b"IHDR":
+        raise ValueError("not a PNG image")
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def decode_png(data: bytes, max_pixels: int = MAX_IMAGE_PIXELS) -> Any:
+    """A PIL image from PNG bytes, checked against `max_pixels` before any decoding.
 
     Only the PNG decoder is allowed: other formats' plugins (EPS runs Ghostscript) must
-    never see bytes that came from sandboxed code. Oversized images are refused unread.
+    never see bytes that came from sandboxed code. Raises ValueError (bad or too large
+    data) or ImportError (no Pillow).
     """
-    try:
-        from PIL import Image
+    from PIL import Image
 
+    width, height = png_size(data)
+    if width * height > max_pixels:
+        raise ValueError(f"image of {width}x{height} pixels is too large")
+    try:
         image = Image.open(io.BytesIO(data), formats=["PNG"])
-        if image.size[0] * image.size[1] > MAX_IMAGE_PIXELS:
-            raise ValueError(f"image of {image.size[0]}x{image.size[1]} pixels is too large")
+        if image.size != (width, height):
+            raise ValueError("image size does not match its header")
         image.load()
+    except Exception as error:  # Pillow raises many kinds for broken data
+        raise ValueError(f"unreadable PNG ({type(error).__name__})") from None
+    return image
+
+
+def png_to_image(data: bytes) -> Any:
+    """A PIL image from PNG bytes; a ReprValue when Pillow is missing or the data is bad."""
+    try:
+        return decode_png(data)
     except Exception as error:
         return ReprValue(
             f"<image: {len(data)} bytes, unreadable ({type(error).__name__})>", "image"
         )
-    return image

@@ -6,6 +6,7 @@ images, reprs) and checked against the tool's declared inputs before the tool ru
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from agents.executors.sandbox_protocol import decode_value, encode_value
@@ -14,20 +15,24 @@ from tools.base import Tool, ToolArgumentError
 MAX_ERROR_CHARS = 4000
 
 
-def run_tool_call(tools: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
+def run_tool_call(
+    tools: dict[str, Any], message: dict[str, Any], image: Callable[[bytes], Any] | None = None
+) -> dict[str, Any]:
     """Answer one `call` message from the worker with a `return` message.
 
     Args:
         tools: Name -> Tool (or any callable, such as a managed agent).
         message: `{"t": "call", "name": ..., "args": [...], "kwargs": {...}}` as encoded.
+        image: Decodes images among the arguments (the sandbox passes its step budget's,
+            which checks their size before decoding and raises when over the budget).
     """
     name = message.get("name")
     tool = tools.get(name) if isinstance(name, str) else None
     if tool is None:
         return _failure(f"There is no tool named {name!r}. Tools: {', '.join(sorted(tools))}.")
     try:
-        args = decode_value(message.get("args", []))
-        kwargs = decode_value(message.get("kwargs", {}))
+        args = decode_value(message.get("args", []), image=image)
+        kwargs = decode_value(message.get("kwargs", {}), image=image)
         if not isinstance(args, list) or not isinstance(kwargs, dict):
             raise ToolArgumentError(f"Tool {name}: malformed call.")
         value = call_tool(tool, args, kwargs)

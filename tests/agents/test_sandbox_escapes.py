@@ -297,13 +297,14 @@ def test_thread_bombs_are_stopped():
         assert executor("'fresh'").output == "fresh"
 
 
-def test_raising_limits_and_forging_messages_fail(step):
+def test_raising_limits_and_forging_messages_fail(step, sandbox):
     raised = step("import resource\nresource.setrlimit(resource.RLIMIT_AS, (-1, -1))")
     assert isinstance(raised, AgentExecutionError) and "not allowed" in raised.message
     soft = step("import resource\nresource.setrlimit(resource.RLIMIT_CPU, (1, 1))")
     # Even lowering is refused (seccomp denies every change); Python words EPERM this way.
     assert isinstance(soft, AgentExecutionError) and "not allowed" in soft.message
-    assert step("resource.getrlimit(resource.RLIMIT_AS)") == (2048 * 2**20, 2048 * 2**20)
+    limit = sandbox.memory_limit_mb * 2**20
+    assert step("resource.getrlimit(resource.RLIMIT_AS)") == (limit, limit)
     forged = step(
         "import os\nfor fd in range(3, 12):\n    try:\n"
         "        os.write(fd, (2**31).to_bytes(4, 'big') + b'{')\n    except OSError:\n        pass"

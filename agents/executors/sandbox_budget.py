@@ -1,0 +1,123 @@
+"""What one execution may send and spend, counted and capped by the host itself.
+
+The worker also caps its output, logs and images, but the code runs in the same process
+and can change those caps. The host never relies on them: every frame's size is checked
+before it is read (`Channel`), and this budget re-checks text lengths, the number of tool
+calls and their argument size, and the number and pixels of images, reading each PNG's
+dimensions from its header before decoding anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from agents.executors.sandbox_protocol import decode_png, png_size
+
+
+class BudgetExceeded(ValueError):
+    """The worker sent more than the host allows for one execution."""
+
+
+@dataclass
+class BudgetLimits:
+    """The caps, per execution.
+
+    Args:
+        max_log_chars: Printed output kept.
+        max_output_chars: Length of a text value kept.
+        max_error_chars: Length of an error message kept.
+        max_images: Images (figures, displayed or returned images, tool arguments).
+        max_pixels: Pixels over all those images together.
+        max_tool_calls: Tool calls.
+        max_call_bytes: Size of one tool call's encoded arguments.
+    """
+
+    max_log_chars: int = 20_000
+    max_output_chars: int = 1_000_000
+    max_error_chars: int = 20_000
+    max_images: int = 20
+    max_pixels: int = 40_000_000
+    max_tool_calls: int = 2_000
+    max_call_bytes: int = 8 * 1024 * 1024
+
+
+class StepBudget:
+    """The host's count for one execution.
+
+    Args:
+        limits: The caps.
+    """
+
+    def __init__(self, limits: BudgetLimits):
+        self.limits = limits
+        self.images = 0
+        self.pixels = 0
+        self.calls = 0
+
+    def image(self, data: bytes) -> Any:
+        """Decode one PNG if it fits in what is left; raise BudgetExceeded otherwise."""
+        try:
+            width, height = png_size(data)
+        except ValueError as error:
+            raise BudgetExceeded(f"an image could not be read: {error}") from None
+        pixels = width * height
+        if self.images + 1 > self.limits.max_images:
+            raise BudgetExceeded(f"more than {self.limits.max_images} images in one step")
+        if self.pixels + pixels > self.limits.max_pixels:
+            raise BudgetExceeded(
+                f"images of more than {self.limits.max_pixels:,} pixels in one step "
+                f"(one is {width}x{height})"
+            )
+        self.images += 1
+        self.pixels += pixels
+        try:
+            return decode_png(data, self.limits.max_pixels)
+        except (ValueError, ImportError) as error:
+            raise BudgetExceeded(f"an image could not be read: {error}") from None
+
+    def tool_call(self, frame_bytes: int) -> None:
+        """Count one tool call of `frame_bytes`; raise BudgetExceeded when over the caps."""
+        self.calls += 1
+        if self.calls > self.limits.max_tool_calls:
+            raise BudgetExceeded(f"more than {self.limits.max_tool_calls} tool calls in one step")
+        if frame_bytes > self.limits.max_call_bytes:
+            raise BudgetExceeded(
+                f"tool arguments of {frame_bytes:,} bytes (the limit is "
+                f"{self.limits.max_call_bytes:,})"
+            )
+
+
+class StepClock:
+    """The wall-clock deadline of one execution: the code's own time, plus the time its
+    tool calls take, up to `max_tool_seconds` in all.
+
+    Args:
+        deadline: When the code's own time runs out (monotonic clock).
+        max_tool_seconds: Most extra time tool calls may add.
+    """
+
+    def __init__(self, deadline: float, max_tool_seconds: float):
+        self.deadline = deadline
+        self.max_tool_seconds = max_tool_seconds
+        self.tool_seconds = 0.0  # granted so far
+
+    def spent_in_tools(self, seconds: float) -> None:
+        """Move the deadline by the time a tool call took, within the tool allowance."""
+        granted = min(seconds, self.max_tool_seconds - self.tool_seconds)
+        self.tool_seconds += granted
+        self.deadline += granted
+
+
+def cut_text(value: Any, limit: int, what: str) -> str:
+    """`value` as text of at most about `limit` characters, saying how much was cut.
+
+    Args:
+        value: What the worker sent (anything: it is untrusted).
+        limit: Characters kept.
+        what: Names the text in the note ("output", "error").
+    """
+    text = value if isinstance(value, str) else ("" if value is None else str(value))
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n[... {what} cut by the host: {len(text) - limit} more characters]"
