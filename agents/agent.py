@@ -12,6 +12,7 @@ from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 from agents import context, planning
+from agents.agent_api import AgentApiMixin, check_grammar
 from agents.callbacks import normalize_callbacks, takes_agent
 from agents.console import ConsoleLogger, LogLevel
 from agents.errors import (
@@ -38,12 +39,14 @@ from agents.models.messages import (
     TokenUsage,
     agglomerate_stream_deltas,
 )
+from agents.monitoring import AgentLogger
 from agents.persistence import PersistenceMixin
 from agents.prompts import load_prompt_templates
 from agents.toolset import build_toolset
+from agents.tracing import AgentTracing, default_tracer
 
 
-class MultiStepAgent(PersistenceMixin):
+class MultiStepAgent(PersistenceMixin, AgentApiMixin):
     """An agent that solves a task in steps of think, act, observe.
 
     Args:
@@ -60,13 +63,16 @@ class MultiStepAgent(PersistenceMixin):
         name: Name under which a manager agent calls this agent.
         description: What this agent does, for a manager agent.
         provide_run_summary: As a managed agent, append a summary of its steps to its report.
-        final_answer_checks: Functions `(answer, memory) -> bool`; a failing check becomes an
-            error the model sees, and the run goes on.
+        final_answer_checks: Functions `(answer, memory) -> bool` (or taking `agent=` too);
+            a failing check becomes an error the model sees, and the run goes on.
         return_full_result: Make `run` return a `RunResult` instead of the bare answer.
         stream_outputs: Stream model tokens (as `ChatMessageStreamDelta` events).
         max_context_tokens: Prompt budget in tokens; None derives it from the model's
             context size, 0 turns trimming off.
         instructions: Extra text appended to the system prompt.
+        logger: Console logger (an `AgentLogger`); default one at `verbosity_level`.
+        grammar: A decoding grammar sent with every model call (GBNF for llama.cpp); a
+            backend that cannot use one raises `AgentConfigError`.
     """
 
     prompt_file = "code_agent"
@@ -91,6 +97,7 @@ class MultiStepAgent(PersistenceMixin):
         max_context_tokens: int | None = None,
         instructions: str | None = None,
         logger: ConsoleLogger | None = None,
+        grammar: Any = None,
     ):
         if not callable(getattr(model, "generate", None)):
             raise AgentConfigError(
@@ -103,6 +110,7 @@ class MultiStepAgent(PersistenceMixin):
         if name is not None and not str(name).isidentifier():
             raise AgentConfigError(f"Agent name {name!r} must be a Python identifier.")
         self.model = model
+        self.grammar = check_grammar(model, grammar)
         self.max_steps = max_steps
         self.planning_interval = planning_interval
         self.name, self.description = name, description
@@ -117,7 +125,8 @@ class MultiStepAgent(PersistenceMixin):
             tools, managed_agents, add_base_tools, self._base_tools_with_interpreter
         )
         self.step_callbacks = normalize_callbacks(step_callbacks)
-        self.logger = logger or ConsoleLogger(verbosity_level)
+        self.logger = logger or AgentLogger(verbosity_level)
+        self.tracing = AgentTracing(default_tracer())  # spans only when OTEL_* asks
         self.memory = AgentMemory(self.initialize_system_prompt())
         self.state: dict[str, Any] = {}
         self.step_number = 0
@@ -131,16 +140,6 @@ class MultiStepAgent(PersistenceMixin):
 
     def initialize_system_prompt(self) -> str:
         raise NotImplementedError
-
-    def _managed_agents_prompt(self) -> str:
-        if not self.managed_agents:
-            return ""
-        lines = [
-            "You can also give tasks to these helper agents, called like tools with a",
-            "`task` argument (a full, self-contained description of what you want):",
-        ]
-        lines += [f"- {name}: {agent.description}" for name, agent in self.managed_agents.items()]
-        return "\n".join(lines) + "\n"
 
     def write_memory_to_messages(self, summary_mode: bool = False) -> list[ChatMessage]:
         """The memory as model messages, trimmed to the context budget."""
@@ -217,7 +216,10 @@ class MultiStepAgent(PersistenceMixin):
         self._prepare_run(additional_args or {})
         self.logger.on_run_start(task, self.model)
         limit = 1 if single_step else (max_steps or self.max_steps)
-        events = self._logged(self._run_stream(task, limit, images, single_step))
+        events = self._run_stream(task, limit, images, single_step)
+        events = self._logged(
+            self.tracing.run(events, self.name or type(self).__name__, self.model, task)
+        )
         if stream:
             return events
         return self._consume(
@@ -265,6 +267,7 @@ class MultiStepAgent(PersistenceMixin):
             if self._planning_due():
                 yield from planning.planning_step(self, task, max_steps)
             step = ActionStep(step_number=self.step_number)
+            self.tracing.step_started(self.step_number)
             try:
                 for event in self._step_stream(step):
                     if isinstance(event, ActionOutput) and event.is_final_answer:
@@ -294,6 +297,7 @@ class MultiStepAgent(PersistenceMixin):
     def _finish_step(self, step: MemoryStep, callbacks: bool = True) -> None:
         step.timing.end_time = time.time()
         self.memory.steps.append(step)
+        self.tracing.step_ended(step)
         if callbacks:
             self._run_callbacks(step)
 
@@ -317,7 +321,10 @@ class MultiStepAgent(PersistenceMixin):
         for check in self.final_answer_checks:
             label = getattr(check, "__name__", "check")
             try:
-                ok = check(answer, self.memory)
+                if takes_agent(check):
+                    ok = check(answer, self.memory, agent=self)
+                else:
+                    ok = check(answer, self.memory)
             except Exception as error:
                 raise AgentError(
                     f"Your final answer failed the check '{label}': {error}. Fix it and retry."
@@ -335,6 +342,14 @@ class MultiStepAgent(PersistenceMixin):
         self, messages: list[ChatMessage], **kwargs: Any
     ) -> Generator[ChatMessageStreamDelta, None, ChatMessage]:
         """Call the model (streaming when enabled); provider failures end the run."""
+        calls = self._call_model_untraced(messages, **kwargs)
+        return (yield from self.tracing.model_call(calls, self.model, messages))
+
+    def _call_model_untraced(
+        self, messages: list[ChatMessage], **kwargs: Any
+    ) -> Generator[ChatMessageStreamDelta, None, ChatMessage]:
+        if self.grammar is not None:
+            kwargs.setdefault("grammar", self.grammar)
         try:
             if not self.stream_outputs:
                 return self.model.generate(messages, **kwargs)
@@ -367,10 +382,13 @@ class MultiStepAgent(PersistenceMixin):
     # -- inspection ------------------------------------------------------------------
 
     def replay(self, detailed: bool = False) -> None:
-        """Print the steps of the last run again, as the console logger showed them."""
-        logger = ConsoleLogger(LogLevel.DEBUG if detailed else LogLevel.INFO, self.logger.stream)
-        for step in self.memory.steps:
-            logger.on_event(step)
+        """Print the memory again: task, and each step's output, code, observations, errors
+        and tokens.
+
+        Args:
+            detailed: Also print the messages the model saw at each step.
+        """
+        self.memory.replay(AgentLogger(LogLevel.INFO, stream=self.logger.stream), detailed)
 
     def visualize(self) -> str:
         """Print and return the tree of this agent, its tools and managed agents."""

@@ -15,6 +15,9 @@ from agents.executors.python_runner import BASE_AUTHORIZED_IMPORTS
 from agents.memory import ActionOutput, ActionStep, ToolCall
 from agents.parsing import extract_code, extract_structured_code
 from agents.prompts import render
+from agents.prompts.code_tags import code_stop_sequences, resolve_code_block_tags
+from agents.repair import repair_code, with_note
+from agents.small_model import select_profile
 
 logger = logging.getLogger(__name__)
 
@@ -46,13 +49,17 @@ class CodeAgent(MultiStepAgent):
         model: The model that writes the code.
         additional_authorized_imports: Modules the code may import beyond the base list
             (`"*"` for any).
-        executor_type: "sandbox" (default: a confined worker process) or "local".
+        executor_type: "sandbox" (default: a confined worker process), "local", or a remote
+            Jupyter kernel: "jupyter" (executor_kwargs url and token), "docker", "e2b", "modal".
         executor_kwargs: Passed to the executor (timeout, limits, readable paths...).
         executor: A ready executor, instead of `executor_type`.
         max_print_outputs_length: Cap on printed output kept per step.
         use_structured_outputs_internally: Ask for `{"thought", "code"}` JSON through
             `response_format`.
-        code_block_tags: The (open, close) markers shown to the model.
+        code_block_tags: The (open, close) markers shown to the model, or "markdown" for
+            ```python fences; default `<code>`...`</code>`.
+        small_model: Use the small-model profile (short prompt, grammar, token cap; see
+            `agents.small_model`): True or False, or None to choose it for tiny models.
         **kwargs: See `MultiStepAgent`.
     """
 
@@ -69,7 +76,8 @@ class CodeAgent(MultiStepAgent):
         executor: Any = None,
         max_print_outputs_length: int | None = None,
         use_structured_outputs_internally: bool = False,
-        code_block_tags: tuple[str, str] = ("<code>", "</code>"),
+        code_block_tags: str | tuple[str, str] | None = None,
+        small_model: bool | None = None,
         **kwargs: Any,
     ):
         self.additional_authorized_imports = list(additional_authorized_imports or [])
@@ -77,9 +85,12 @@ class CodeAgent(MultiStepAgent):
             set(BASE_AUTHORIZED_IMPORTS) | set(self.additional_authorized_imports)
         )
         self.use_structured_outputs_internally = use_structured_outputs_internally
-        self.code_block_tags = tuple(code_block_tags)
+        self.code_block_tags = resolve_code_block_tags(code_block_tags)
         self.executor_type = executor_type
         self.executor_kwargs = dict(executor_kwargs or {})
+        self.small_model_profile = select_profile(model, small_model)
+        if self.small_model_profile is not None:
+            self.prompt_file = self.small_model_profile.prompt_file
         super().__init__(tools, model, **kwargs)
         self.executor = executor or create_executor(
             executor_type,
@@ -89,15 +100,19 @@ class CodeAgent(MultiStepAgent):
         )
         self._tools_sent = False
 
+    @property
+    def python_executor(self) -> Any:
+        """The executor (smolagents' name); its `state` holds the code's variables."""
+        return self.executor
+
     def initialize_system_prompt(self) -> str:
         open_tag, close_tag = self.code_block_tags
-        tools = "\n\n".join(t.to_code_prompt() for t in self.tools.values())
         return render(
             self.prompt_templates["system_prompt"],
-            code_open=open_tag,
-            code_close=close_tag,
-            tools=tools,
-            managed_agents=self._managed_agents_prompt(),
+            code_block_opening_tag=open_tag,
+            code_block_closing_tag=close_tag,
+            tools=self.tools,
+            managed_agents=self.managed_agents,
             authorized_imports="any module"
             if "*" in self.authorized_imports
             else ", ".join(self.authorized_imports),
@@ -132,7 +147,10 @@ class CodeAgent(MultiStepAgent):
         if self.use_structured_outputs_internally:
             kwargs["response_format"] = STRUCTURED_FORMAT
         else:
-            kwargs["stop_sequences"] = [self.code_block_tags[1], "Observation:", "Calling tools:"]
+            kwargs["stop_sequences"] = code_stop_sequences(self.code_block_tags)
+            if self.small_model_profile is not None:
+                profile, retry = self.small_model_profile, step.step_number > 1
+                kwargs.update(profile.step_kwargs(self.model, self.code_block_tags, retry))
         answer = yield from self._call_model(messages, **kwargs)
         step.model_output_message = answer
         step.model_output = answer.text
@@ -147,28 +165,38 @@ class CodeAgent(MultiStepAgent):
             ):
                 step.model_output = answer.text + self.code_block_tags[1]
             code = extract_code(answer.text, *self.code_block_tags)
-        step.code_action = code
+        small = self.small_model_profile is not None
+        repair = repair_code(code, self.task, small, [*self.tools, *self.managed_agents])
+        code = step.code_action = repair.code
         call = ToolCall(name="python_interpreter", arguments=code, id=f"call_{step.step_number}")
         step.tool_calls = [call]
         yield call
         try:
             if self.managed_agents:
-                result = yield from drain_while(lambda: self.executor(code), self.managed_agents)
+                result = yield from drain_while(
+                    lambda: self.tracing.code_execution(self.executor, code), self.managed_agents
+                )
             else:
-                result = self.executor(code)
+                result = self.tracing.code_execution(self.executor, code)
         except AgentExecutionError as error:
-            if error.logs:
-                step.observations = f"Execution logs:\n{error.logs}"
+            logs = f"Execution logs:\n{error.logs}" if error.logs else None
+            step.observations = with_note(repair.note, logs)
             if error.state_lost:
                 self.state.clear()
             raise
         observation = f"Execution logs:\n{result.logs}" if result.logs else "Execution logs: (none)"
         if not result.is_final_answer:
             observation += f"\nLast output from code snippet:\n{_short(result.output)}"
-        step.observations = observation
+        step.observations = with_note(repair.note, observation)
         step.observations_images = list(result.images) or None
         step.action_output = result.output
         yield ActionOutput(output=result.output, is_final_answer=result.is_final_answer)
+
+    def _call_model(self, messages: list[Any], **kwargs: Any) -> Generator[Any, None, Any]:
+        # A small model's planning and last answer get the same token cap as its steps.
+        if self.small_model_profile is not None:
+            kwargs.setdefault("max_tokens", self.small_model_profile.max_tokens)
+        return (yield from super()._call_model(messages, **kwargs))
 
     def interrupt(self) -> None:
         """Stop the run: at the next step boundary, and the code running now if any."""

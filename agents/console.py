@@ -42,6 +42,16 @@ class ConsoleLogger:
         out.write(text + "\n")
         out.flush()
 
+    def log(self, *values: Any, level: int = LogLevel.INFO) -> None:
+        """Write `values` (joined by spaces) when the logger's level shows `level`.
+
+        Args:
+            *values: What to write.
+            level: The least verbosity at which it shows.
+        """
+        if self.level >= level:
+            self._write(" ".join(str(v) for v in values))
+
     def on_run_start(self, task: str, model: Any) -> None:
         if self.level >= LogLevel.INFO:
             self._write(f"{RULE}\nNew run · {model!r}\n{task.strip()}\n{RULE}")

@@ -11,15 +11,19 @@ None of these classes log or print: they only carry the message meant for the re
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class AgentError(Exception):
     """Base class of the errors that happen while an agent runs.
 
     Args:
         message: Text meant for the model (and shown in the UI).
+        logger: Accepted for smolagents compatibility (`AgentError(message, logger)`) and
+            ignored: errors never log; the console shows them from the event stream.
     """
 
-    def __init__(self, message: str):
+    def __init__(self, message: str, logger: Any = None):
         super().__init__(message)
         self.message = message
 
@@ -44,13 +48,14 @@ class AgentExecutionError(AgentError):
 
     Args:
         message: What went wrong, for the model.
-        logs: What the code printed before failing.
+        logs: What the code printed before failing (a smolagents-style logger passed here
+            positionally is ignored).
         state_lost: True when the executor was replaced and variables are gone.
     """
 
-    def __init__(self, message: str, logs: str = "", state_lost: bool = False):
+    def __init__(self, message: str, logs: Any = "", state_lost: bool = False):
         super().__init__(message)
-        self.logs = logs
+        self.logs = logs if isinstance(logs, str) else ""
         self.state_lost = state_lost
 
 

@@ -203,6 +203,22 @@ class RunResult:
     timing: Timing
     error: AgentError | None = None
 
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """The steps (smolagents' older name for `steps`)."""
+        return self.steps
+
+    def dict(self) -> dict[str, Any]:
+        """The result as JSON-ready data."""
+        return {
+            "output": _plain(self.output),
+            "state": self.state,
+            "steps": self.steps,
+            "token_usage": self.token_usage.dict() if self.token_usage else None,
+            "timing": self.timing.dict(),
+            "error": self.error.dict() if self.error else None,
+        }
+
 
 class AgentMemory:
     """The system prompt and the steps of the conversation so far."""
@@ -228,6 +244,17 @@ class AgentMemory:
         for step in self.steps:
             total = total + getattr(step, "token_usage", None)
         return total
+
+    def replay(self, logger: Any, detailed: bool = False) -> None:
+        """Write the steps again through `logger` (a `ConsoleLogger`/`AgentLogger`).
+
+        Args:
+            logger: Where to write.
+            detailed: Also write the messages the model saw at each step.
+        """
+        from agents.replay import replay_steps
+
+        replay_steps(self.system_prompt, self.steps, logger, detailed)
 
     def return_full_code(self) -> str:
         """All code the agent ran, in order, as one script."""

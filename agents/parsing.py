@@ -24,7 +24,8 @@ def extract_code(text: str, code_open: str = "<code>", code_close: str = "</code
         AgentParsingError: When no code can be found (a model mistake).
     """
     text = text.replace("<end_code>", "")
-    blocks = _TAGGED.findall(text) or _FENCED.findall(text)
+    blocks = _custom_blocks(text, code_open, code_close)
+    blocks = blocks or _TAGGED.findall(text) or _FENCED.findall(text)
     if not blocks:
         for pattern in (_OPEN_TAG, _OPEN_FENCE):
             match = pattern.search(text)
@@ -42,6 +43,14 @@ def extract_code(text: str, code_open: str = "<code>", code_close: str = "</code
             f"Your answer was:\n{text[:2000]}"
         )
     return _dedent(code)
+
+
+def _custom_blocks(text: str, code_open: str, code_close: str) -> list[str]:
+    """Blocks between custom `code_block_tags` (the default tags are matched below)."""
+    if code_open in ("<code>", "```python", "```py") or not code_open or not code_close:
+        return []
+    pattern = re.escape(code_open) + r"[ \t]*\n?(.*?)(?:" + re.escape(code_close) + "|$)"
+    return re.findall(pattern, text, re.DOTALL)
 
 
 def extract_structured_code(text: str) -> tuple[str, str]:

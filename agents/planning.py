@@ -22,10 +22,11 @@ def _system(text: str) -> ChatMessage:
 def planning_step(agent: Any, task: str, max_steps: int) -> Generator[Any, None, None]:
     """Write an initial plan (step 1) or an updated one, record it, and yield it."""
     templates = agent.prompt_templates["planning"]
-    tools = "\n".join(t.to_tool_calling_prompt() for t in agent.tools.values())
+    tools, managed = agent.tools, agent.managed_agents
     timing = Timing()
     if agent.step_number == 1 and not _has_plan_for_current_task(agent):
-        messages = [_user(render(templates["initial_plan"], task=task, tools=tools))]
+        initial = render(templates["initial_plan"], task=task, tools=tools, managed_agents=managed)
+        messages = [_user(initial)]
     else:
         remaining = max_steps - agent.step_number + 1
         history = agent.write_memory_to_messages(summary_mode=True)[1:]
@@ -37,6 +38,7 @@ def planning_step(agent: Any, task: str, max_steps: int) -> Generator[Any, None,
                     templates["update_plan_post_messages"],
                     task=task,
                     tools=tools,
+                    managed_agents=managed,
                     remaining_steps=remaining,
                 )
             ),
@@ -62,24 +64,29 @@ def _has_plan_for_current_task(agent: Any) -> bool:
     return False
 
 
-def answer_after_max_steps(
-    agent: Any, task: str, images: list[Any] | None
-) -> Generator[Any, None, Any]:
-    """One last model call that answers from memory; recorded as a step with the error."""
+def final_answer_messages(agent: Any, task: str, images: list[Any] | None) -> list[ChatMessage]:
+    """The messages that ask for a final answer from the memory so far."""
     templates = agent.prompt_templates["final_answer"]
-    step = ActionStep(step_number=agent.step_number, timing=Timing())
-    step.error = AgentMaxStepsError(
-        f"Reached the maximum number of steps ({agent.step_number - 1}) without a final answer."
-    )
     content: list[dict[str, Any]] = [
         {"type": "text", "text": render(templates["post_messages"], task=task)}
     ]
     content += [{"type": "image", "image": image} for image in images or []]
-    messages = [
-        _system(templates["pre_messages"]),
+    return [
+        _system(render(templates["pre_messages"])),
         *agent.write_memory_to_messages()[1:],
         ChatMessage(role=MessageRole.USER.value, content=content),
     ]
+
+
+def answer_after_max_steps(
+    agent: Any, task: str, images: list[Any] | None
+) -> Generator[Any, None, Any]:
+    """One last model call that answers from memory; recorded as a step with the error."""
+    step = ActionStep(step_number=agent.step_number, timing=Timing())
+    step.error = AgentMaxStepsError(
+        f"Reached the maximum number of steps ({agent.step_number - 1}) without a final answer."
+    )
+    messages = final_answer_messages(agent, task, images)
     step.model_input_messages = messages
     try:
         answer = yield from agent._call_model(messages)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.errors import AgentConfigError
+from agents.models.base import Model
 
 FORMAT = "smolui-agent/1"
 
@@ -117,6 +118,9 @@ def agent_from_dict(
         trust_remote_code: Must be True when the description carries tool code.
         **kwargs: Constructor arguments that replace the saved ones (e.g. `model=`).
     """
+    from agents.smolagents_format import from_smolagents_dict
+
+    agent_dict = from_smolagents_dict(agent_dict)
     codes = agent_dict.get("tool_code", {})
     if codes:
         from tools.hub import require_trust
@@ -192,7 +196,9 @@ def agent_from_folder(folder: str | Path, trust_remote_code: bool = False, **kwa
     folder = Path(folder)
     if not (folder / "agent.json").is_file():
         raise AgentConfigError(f"{folder} has no agent.json; it is not a saved agent.")
-    data = json.loads((folder / "agent.json").read_text(encoding="utf-8"))
+    from agents.smolagents_format import from_smolagents_dict
+
+    data = from_smolagents_dict(json.loads((folder / "agent.json").read_text(encoding="utf-8")))
     prompts = folder / "prompts.yaml"
     if prompts.is_file():
         data["prompt_templates"] = yaml.safe_load(prompts.read_text(encoding="utf-8"))
@@ -289,6 +295,8 @@ def model_from_dict(data: dict[str, Any]) -> Any:
         raise AgentConfigError(
             f"The saved agent's model class {name!r} is unknown; pass model=... when loading."
         )
+    if isinstance(cls, type) and issubclass(cls, Model):
+        return cls.from_dict(data)
     return cls(**data)
 
 

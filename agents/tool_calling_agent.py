@@ -12,6 +12,7 @@ from agents.events import drain_while
 from agents.executors.python_runner import is_pil_image
 from agents.memory import ActionOutput, ActionStep, ToolCall, ToolOutput
 from agents.models.base import parse_arguments
+from agents.models.messages import ChatMessage
 from agents.prompts import render
 from tools.base import ToolArgumentError, format_output
 
@@ -40,8 +41,8 @@ class ToolCallingAgent(MultiStepAgent):
     def initialize_system_prompt(self) -> str:
         return render(
             self.prompt_templates["system_prompt"],
-            tools="\n".join(t.to_tool_calling_prompt() for t in self.tools.values()),
-            managed_agents=self._managed_agents_prompt(),
+            tools=self.tools,
+            managed_agents=self.managed_agents,
             custom_instructions=self.instructions or "",
         )
 
@@ -64,17 +65,31 @@ class ToolCallingAgent(MultiStepAgent):
             answer = self.model.parse_tool_calls(answer)
         except AgentParsingError:
             raise
+        yield from self.process_tool_calls(answer, step)
+
+    def process_tool_calls(
+        self, chat_message: ChatMessage, memory_step: ActionStep
+    ) -> Generator[Any, None, None]:
+        """Run the tool calls of a model message and record them in `memory_step`.
+
+        Yields each `ToolCall` before it runs, a `ToolOutput` per result, then the
+        step's `ActionOutput`.
+
+        Args:
+            chat_message: The model's message, with `tool_calls` set.
+            memory_step: The step that records the calls and observations.
+        """
         calls = [
             ToolCall(c.function.name, parse_arguments(c.function.arguments), c.id)
-            for c in answer.tool_calls or []
+            for c in chat_message.tool_calls or []
         ]
-        step.tool_calls = calls
+        memory_step.tool_calls = calls
         yield from calls
         if self.managed_agents and any(c.name in self.managed_agents for c in calls):
             results = yield from drain_while(lambda: self._run_calls(calls), self.managed_agents)
         else:
             results = self._run_calls(calls)
-        yield from self._record(step, calls, results)
+        yield from self._record(memory_step, calls, results)
 
     def _run_calls(self, calls: list[ToolCall]) -> list[tuple[Any, Exception | None]]:
         if len(calls) == 1:
@@ -84,7 +99,9 @@ class ToolCallingAgent(MultiStepAgent):
 
     def _safe_call(self, call: ToolCall) -> tuple[Any, Exception | None]:
         try:
-            return self.execute_tool_call(call.name, call.arguments), None
+            return self.tracing.tool_call(
+                self.execute_tool_call, call.name, call.arguments, call.id
+            ), None
         except (AgentToolCallError, AgentToolExecutionError) as error:
             return None, error
 

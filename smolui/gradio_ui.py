@@ -15,6 +15,7 @@ from smolui.render import Message
 from smolui.sessions import SessionRegistry
 from smolui.settings import Settings
 from smolui.turn_view import TurnView
+from smolui.ui_compat import GradioUIApiMixin
 
 logger = logging.getLogger(__name__)
 
@@ -23,15 +24,18 @@ QUEUE_POLL_S = 0.01  # how often gradio's queue looks for waiting events (its de
 PROGRESS_POLL_S = 0.05  # how often it looks for progress updates (its default: 10 ms)
 
 
-class GradioUI:
+class GradioUI(GradioUIApiMixin):
     """A chat app around an agent: one agent per conversation, streamed steps, uploads.
 
     Args:
-        agent_or_factory: A function returning a new agent (called once per conversation,
-            with the conversation's upload folder if it takes an argument), or an agent
-            instance (then one conversation at a time uses it).
-        file_upload_folder: Root of the per-conversation upload folders.
-        settings: App settings (limits, sessions, host, port...); defaults otherwise.
+        agent: A function returning a new agent (called once per conversation, with the
+            conversation's upload folder if it takes an argument), or an agent instance
+            (then one conversation at a time uses it, or clones of it).
+        file_upload_folder: Root of the per-conversation upload folders (None: "uploads").
+        reset_agent_memory: Start every turn with an empty memory instead of continuing
+            the conversation.
+        settings: App settings (limits, sessions, host, port...); defaults otherwise. Without
+            settings, each turn runs up to the agent's own `max_steps`.
         model_label: Returns the model's name for the side panel.
         examples: Example prompts (`{"text", "files"}` dicts); None for the defaults.
         title: The page title.
@@ -39,13 +43,20 @@ class GradioUI:
 
     def __init__(
         self,
-        agent_or_factory: Any,
-        file_upload_folder: str | Path = "uploads",
+        agent: Any,
+        file_upload_folder: str | Path | None = None,
+        reset_agent_memory: bool = False,
         settings: Settings | None = None,
         model_label: Callable[[], str] | None = None,
         examples: list[dict[str, Any]] | None = None,
         title: str = "smolui",
     ):
+        agent_or_factory = agent
+        file_upload_folder = file_upload_folder or "uploads"
+        self.reset_agent_memory = reset_agent_memory
+        # Without app settings, a turn may take as many steps as the agent allows.
+        self.max_steps = None if settings is None else settings.max_steps
+        self._script_session: dict[str, Any] = {}
         self.settings = settings or Settings(upload_folder=str(file_upload_folder))
         self.upload_root = Path(
             file_upload_folder if settings is None else self.settings.upload_folder
@@ -65,22 +76,43 @@ class GradioUI:
         self.examples = examples
         self.title = title
         self.demo: Any = None
+        self.store: Any = None  # a ConversationStore to use instead of the settings' one
+        self.keeper: Any = None
+        self.metrics: Any = None  # an AppMetrics, made with the app (served at /metrics)
+        # Name -> check for /readyz; the store's is added with the app, app.py adds the model's.
+        self.ready_checks: dict[str, Callable[[], None]] = {}
+        self.server: Any = None
+
+    def handler_config(self) -> Any:
+        """What the chat handlers need from the app's settings (a `HandlerConfig`)."""
+        from smolui.handlers import HandlerConfig
+        from smolui.uploads import UploadPolicy
+
+        policy = UploadPolicy(max_file_bytes=int(self.settings.max_file_size_mb * MB))
+        return HandlerConfig(
+            policy=policy, max_files=self.settings.max_files, max_steps=self.max_steps,
+            executor_type=self.settings.executor, model_label=self.model_label,
+            reset_agent_memory=self.reset_agent_memory,
+        )  # fmt: skip
 
     def create_app(self) -> Any:
         """Build the Blocks app (not launched). Returns the `gr.Blocks`."""
         from smolui.conversations import ConversationHandlers
-        from smolui.handlers import ChatHandlers, HandlerConfig
+        from smolui.handlers import ChatHandlers
+        from smolui.keeper import attach_store
         from smolui.layout import build_layout
-        from smolui.uploads import UploadPolicy
+        from smolui.observability.health import store_check
+        from smolui.observability.metrics import AppMetrics
         from smolui.wiring import wire
 
-        policy = UploadPolicy(max_file_bytes=int(self.settings.max_file_size_mb * MB))
-        config = HandlerConfig(
-            policy=policy, max_files=self.settings.max_files, max_steps=self.settings.max_steps,
-            executor_type=self.settings.executor, model_label=self.model_label,
-        )  # fmt: skip
-        chat = ChatHandlers(self.registry, config)
-        conversations = ConversationHandlers(self.registry, _served_roots)
+        config = self.handler_config()
+        policy = config.policy
+        self.keeper = attach_store(self.registry, self.settings, _served_roots, self.store)
+        self.metrics = AppMetrics(self.registry)
+        if self.keeper is not None:
+            self.ready_checks.setdefault("store", store_check(self.keeper.store))
+        chat = ChatHandlers(self.registry, config, self.keeper, observer=self.metrics)
+        conversations = ConversationHandlers(self.registry, self.keeper)
         layout = build_layout(self.title, policy.file_types, self.examples)
         with layout.demo:
             wire(layout, chat, conversations, self.settings.concurrency, self.model_label)
@@ -91,10 +123,18 @@ class GradioUI:
     def launch(self, share: bool | None = None, **kwargs: Any) -> Any:
         """Build and serve the app with safe defaults (no share link, uploads never served).
 
+        The page is served by FastAPI with gradio mounted at `/`, next to `/healthz`,
+        `/readyz` and `/metrics`; blocks until Ctrl+C unless `prevent_thread_lock=True`.
+
         Args:
-            share: Create a public link (default: the settings' `share`, False).
-            **kwargs: Passed to `gr.Blocks.launch` (server_name, server_port, ...).
+            share: Create a public link (default: the settings' `share`, False); served by
+                gradio's own server, without the health and metrics routes.
+            **kwargs: `gr.Blocks.launch` options (server_name, server_port, auth, quiet,
+                prevent_thread_lock...); one that a mounted app cannot take also falls back
+                to gradio's own server.
         """
+        from smolui.theme import apply_defaults as apply_theme_defaults
+
         demo = self.demo or self.create_app()
         demo.queue(default_concurrency_limit=self.settings.concurrency)
         _calm_queue_polling(demo)
@@ -104,21 +144,43 @@ class GradioUI:
         kwargs.setdefault("max_file_size", int(self.settings.max_file_size_mb * MB))
         kwargs.setdefault("auth", self.settings.auth)
         kwargs.setdefault("footer_links", ["gradio", "settings"])
+        apply_theme_defaults(kwargs)  # smolui's CSS and page script (smolui.theme)
         # Gradio 6 records every call's inputs and outputs in the browser (localStorage) for
         # its run history page. Here each call carries the whole chat, so that copy grows with
         # the conversation, costs the page seconds per turn in long chats, and duplicates what
         # the conversation list already keeps. Off unless asked for.
         kwargs.setdefault("run_history", False)
-        # Files under the working directory are servable by default; uploads must never be.
+        # Files under the working directory are servable by default; uploads and the data
+        # folder (every conversation in its database) must never be.
         blocked = list(kwargs.pop("blocked_paths", None) or [])
-        kwargs["blocked_paths"] = [*blocked, str(self.upload_root.resolve())]
-        return demo.launch(share=self.settings.share if share is None else share, **kwargs)
+        kwargs["blocked_paths"] = [*blocked, str(self.upload_root.resolve()),
+                                   str(Path(self.settings.data_dir).resolve())]  # fmt: skip
+        share = self.settings.share if share is None else share
+        return self._serve(demo, share, kwargs)
+
+    def _serve(self, demo: Any, share: bool, options: dict[str, Any]) -> Any:
+        """Serve gradio mounted next to /healthz, /readyz and /metrics; gradio's own server
+        (without those routes) only for options a mounted app cannot honour, e.g. share."""
+        from smolui.observability.server import can_mount, serve
+
+        if share or not can_mount(options):
+            logger.warning("serving without /healthz, /readyz and /metrics (share or %s)",
+                           sorted(options))  # fmt: skip
+            return demo.launch(share=share, **options)
+        self.server = serve(demo, self.metrics, self.ready_checks, options)
+        if not options.get("prevent_thread_lock"):
+            self.server.wait()
+        return self.server
 
     def close(self) -> None:
         """Stop serving and free every conversation's agent."""
+        if self.server is not None:
+            self.server.close()
         if self.demo is not None:
             self.demo.close()
         self.registry.close_all()
+        if self.keeper is not None:
+            self.keeper.store.close()
 
 
 def _calm_queue_polling(demo: Any) -> None:

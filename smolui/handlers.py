@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -17,11 +18,14 @@ from typing import Any
 
 from agents.errors import AgentInterruptedError
 from agents.memory import TaskStep
+from agents.tracing import trace_attributes
 from smolui.errors import describe_failure
+from smolui.live_turn import LiveTurn
 from smolui.media import MediaSink
+from smolui.observability.observer import NoTurnObserver, TurnObserver
 from smolui.pump import EventPump
 from smolui.render import Message, render_notice
-from smolui.sessions import Session, SessionCapacityError, SessionRegistry
+from smolui.sessions import ConversationUnavailableError, Session, SessionRegistry
 from smolui.turn_view import TurnView
 from smolui.uploads import UploadPolicy, ingest
 
@@ -36,6 +40,14 @@ MAX_UPDATE_INTERVAL_S = 1.0
 BUSY_WAIT_S = 60.0  # a just-stopped run finishes its step before the next one may start
 STOP_NOTE = "Stopped. The agent halts at its next step boundary; send a message to continue."
 FILES_ONLY_TASK = "The user sent these files without a message. Say briefly what they are."
+RESUMED_NOTICE = (
+    "This conversation was reopened from storage: the agent remembers it, but variables "
+    "from earlier code are gone."
+)
+NOT_SAVED_NOTICE = (
+    "This conversation could not be saved just now (the database is unreachable); "
+    "it will be saved as soon as the database is back."
+)
 
 
 @dataclass(frozen=True)
@@ -48,6 +60,7 @@ class HandlerConfig:
         max_steps: Steps per turn (None: the agent's own).
         executor_type: "sandbox" or "local", for the side panel.
         model_label: Returns the model's display name.
+        reset_agent_memory: Start each turn with an empty memory (smolagents' GradioUI flag).
     """
 
     policy: UploadPolicy
@@ -55,6 +68,7 @@ class HandlerConfig:
     max_steps: int | None = None
     executor_type: str = "sandbox"
     model_label: Callable[[], str] = lambda: "model"
+    reset_agent_memory: bool = False
 
 
 class ChatHandlers:
@@ -63,11 +77,21 @@ class ChatHandlers:
     Args:
         registry: The live conversations.
         config: App-level settings the handlers use.
+        keeper: Saves each conversation when a turn starts and ends (None: nothing is kept).
+        observer: Hears each turn's events and outcome (the app's metrics).
     """
 
-    def __init__(self, registry: SessionRegistry, config: HandlerConfig):
+    def __init__(
+        self,
+        registry: SessionRegistry,
+        config: HandlerConfig,
+        keeper: Any = None,
+        observer: TurnObserver | None = None,
+    ):
         self.registry = registry
         self.config = config
+        self.keeper = keeper
+        self.observer: TurnObserver = observer or NoTurnObserver()
 
     # -- one turn ---------------------------------------------------------------------------
 
@@ -118,10 +142,12 @@ class ChatHandlers:
             return
         try:
             session = self.registry.open(conversation_id, page)
-        except SessionCapacityError as error:
+        except ConversationUnavailableError as error:
             yield history + [render_notice(str(error), "⚠️")], conversation_id
             return
         notes: list[Message] = []
+        if session.resume_note:
+            notes.append(render_notice(RESUMED_NOTICE, "ℹ️"))
         if conversation_id and session.id != conversation_id:
             notes.append(render_notice(
                 "The agent of this conversation was released (idle too long or the server "
@@ -137,38 +163,80 @@ class ChatHandlers:
     def _turn(
         self, session: Session, pending: dict[str, Any], history: list[Message]
     ) -> Iterator[tuple[list[Message], str]]:
-        started = time.monotonic()
+        """Start the turn in a server thread and follow it. A page that goes away (reload,
+        closed tab) leaves it running for the next page to follow; only Stop stops it."""
         view = TurnView(
             secrets.token_hex(4), MediaSink(session.media_dir) if session.media_dir else None
         )
-        pump: EventPump | None = None
+        live = session.live_turn = LiveTurn(history + view.messages)
+        threading.Thread(target=self._drive, args=(session, pending, view, history),
+                         name="smolui-turn-view", daemon=True).start()  # fmt: skip
+        for chat in live.follow():
+            yield chat, session.id
+
+    def _drive(
+        self, session: Session, pending: dict[str, Any], view: TurnView, history: list[Message]
+    ) -> None:
+        """The whole turn, whoever watches (a thread): prepare the request, run the agent,
+        render its events into the live turn, save the conversation, end the turn."""
+        live, started, pump = session.live_turn, time.monotonic(), None
         try:
-            yield history + view.messages, session.id
             agent = session.agent
             request = self._request(session, agent, pending)
             history = history + request["notes"]
             if request["task"] is None:
-                view.messages.clear()
-                yield history, session.id
+                live.publish(history, done=True)
                 return
+            self._save(session, history, "running")
             pump = self._start(session, agent, request)
-            interval = update_interval(len(history))
-            for batch in pump.batches(session.stop_requested, min_interval_s=interval):
-                for event in batch:
-                    view.apply(event)
-                yield history + view.messages, session.id
-            state, note = _outcome(pump, session)
-            view.finish(state, time.monotonic() - started, note)
-            yield history + view.messages, session.id
-        except GeneratorExit:  # the page went away: stop the agent, its thread ends the turn
-            session.request_stop()
-            raise
+            self.observer.turn_started()
+            state, failure = self._render(session, pump, view, history, started)
         except Exception as error:
-            view.finish("failed", time.monotonic() - started, describe_failure(error))
-            yield history + view.messages, session.id
+            state, failure = "failed", error
+            view.finish(state, time.monotonic() - started, describe_failure(error))
         finally:
             if pump is None:
                 session.end_turn()
+        self.observer.turn_finished(state, time.monotonic() - started, failure)
+        chat = history + view.messages
+        # Saved before the page sees the end: a finished turn is a saved turn.
+        if not self._save(session, chat, state):
+            chat = chat + [render_notice(NOT_SAVED_NOTICE, "⚠️")]
+        live.publish(chat, done=True)
+
+    def _render(
+        self,
+        session: Session,
+        pump: EventPump,
+        view: TurnView,
+        history: list[Message],
+        started: float,
+    ) -> tuple[str, BaseException | None]:
+        """Apply the agent's events to the view in batches, publishing each; returns the
+        turn's state and its error, if any."""
+        interval = update_interval(len(history))
+        for batch in pump.batches(session.stop_requested, min_interval_s=interval):
+            for event in batch:
+                view.apply(event)
+                self.observer.event(event)
+            session.live_turn.publish(history + view.messages)
+        state, note = _outcome(pump, session)
+        view.finish(state, time.monotonic() - started, note)
+        return state, pump.error
+
+    def follow(self, conversation_id: str | None, page: str | None) -> Iterator[list[Message]]:
+        """The chat of the turn this page was shown part-way, as it changes, to its end (nothing
+        otherwise): how a reloaded page or a second tab reattaches to a running turn.
+
+        Args:
+            conversation_id: The page's conversation id.
+            page: The page's session hash.
+        """
+        session = self.registry.get(conversation_id)
+        live = session.live_turn if session is not None else None
+        if live is None or not live.claim(page):
+            return
+        yield from live.follow()
 
     def _request(self, session: Session, agent: Any, pending: dict[str, Any]) -> dict[str, Any]:
         """Turn the pending request into a task (ingesting files), or reuse the last one."""
@@ -189,6 +257,8 @@ class ChatHandlers:
                 f"not attached: {', '.join(dropped)}.", "⚠️"))  # fmt: skip
             paths = paths[: self.config.max_files]
         text = pending.get("text") or ""
+        if session.resume_note:  # one line for the model: the code's variables are gone
+            text, session.resume_note = f"{session.resume_note}\n{text}", None
         images: list[Any] = []
         if paths:
             supports_images = bool(getattr(getattr(agent, "model", None), "supports_images", False))
@@ -204,13 +274,20 @@ class ChatHandlers:
         session.last_request = request
         return {**request, "notes": notes}
 
+    def _save(self, session: Session, chat: list[Message], state: str) -> bool:
+        """Keep the conversation in the store (True when there is no store)."""
+        if self.keeper is None or session.owner is None:
+            return True
+        return self.keeper.save(session, chat, state)
+
     def _start(self, session: Session, agent: Any, request: dict[str, Any]) -> EventPump:
-        max_steps = self.config.max_steps
+        max_steps, reset = self.config.max_steps, self.config.reset_agent_memory
         _executor_call(agent, "checkpoint")  # so Retry can take this turn's variables back
 
         def events() -> Any:
-            return agent.run(request["task"], stream=True, reset=False,
-                             images=request["images"] or None, max_steps=max_steps)  # fmt: skip
+            with trace_attributes(conversation_id=session.id):
+                return agent.run(request["task"], stream=True, reset=reset,
+                                 images=request["images"] or None, max_steps=max_steps)  # fmt: skip
 
         return EventPump(events, on_done=session.end_turn).start()
 
@@ -241,6 +318,7 @@ class ChatHandlers:
             claimed = session.begin_turn(wait=BUSY_WAIT_S)
         try:
             session.reset()
+            self._save(session, [], "idle")
         finally:
             if claimed:
                 session.end_turn()

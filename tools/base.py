@@ -264,6 +264,48 @@ class Tool:
 
         return load_tool(repo_id, token=token, trust_remote_code=trust_remote_code, **kwargs)
 
+    @classmethod
+    def from_code(cls, tool_code: str, **kwargs: Any) -> Tool:
+        """The tool defined by source code (smolagents' `from smolagents import` works)."""
+        from tools.conversions import tool_from_code
+
+        return tool_from_code(tool_code, **kwargs)
+
+    @classmethod
+    def from_dict(cls, tool_dict: dict[str, Any], **kwargs: Any) -> Tool:
+        """The tool in smolagents' `Tool.to_dict()` output (its "code" is run)."""
+        from tools.conversions import tool_from_dict
+
+        return tool_from_dict(tool_dict, **kwargs)
+
+    @classmethod
+    def from_space(
+        cls,
+        space_id: str,
+        name: str,
+        description: str,
+        api_name: str | None = None,
+        token: str | None = None,
+    ) -> Tool:
+        """A Gradio app (Hub Space id or URL) as a tool, through `gradio_client`."""
+        from tools.conversions import SpaceTool
+
+        return SpaceTool(space_id, name, description, api_name, token)
+
+    @classmethod
+    def from_langchain(cls, langchain_tool: Any) -> Tool:
+        """A LangChain tool as a tool (needs `langchain-core`)."""
+        from tools.conversions import LangChainTool
+
+        return LangChainTool(langchain_tool)
+
+    @classmethod
+    def from_gradio(cls, gradio_tool: Any) -> Tool:
+        """A `gradio_tools` tool as a tool."""
+        from tools.conversions import GradioTool
+
+        return GradioTool(gradio_tool)
+
     def __repr__(self) -> str:
         return f"<Tool {self.signature()}>"
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from agents.errors import AgentConfigError
 from tools.base import Tool
+from tools.smolagents_imports import smolagents_builtins
 from tools.tool_source import third_party_modules, tool_source
 
 logger = logging.getLogger(__name__)
@@ -102,6 +103,8 @@ def tool_from_file(path: str | Path, **kwargs: Any) -> Tool:
     if spec is None or spec.loader is None:
         raise AgentConfigError(f"Cannot load a tool from {path}: not a Python file.")
     module = importlib.util.module_from_spec(spec)
+    # Tools saved by smolagents import from it: resolve those names to ours.
+    module.__dict__["__builtins__"] = smolagents_builtins()
     spec.loader.exec_module(module)
     instances = [v for v in vars(module).values() if isinstance(v, Tool)]
     if instances:
@@ -120,27 +123,35 @@ def tool_from_file(path: str | Path, **kwargs: Any) -> Tool:
 
 
 def load_tool(
-    repo_id_or_path: str | Path,
+    repo_id: str | Path,
     trust_remote_code: bool = False,
     token: str | None = None,
     tool_file_name: str = "tool",
+    model_repo_id: str | None = None,
     **kwargs: Any,
 ) -> Tool:
     """Load a tool from a local folder (written by `Tool.save`) or a Hub Space.
 
+    Tools saved by smolagents load too: their `from smolagents import ...` lines resolve to
+    this project's names.
+
     Args:
-        repo_id_or_path: A folder, or a Space id such as `"user/my-tool"`.
+        repo_id: A folder, or a Space id such as `"user/my-tool"`.
         trust_remote_code: Must be True: loading runs the tool's Python code.
         token: A Hugging Face token for private Spaces.
         tool_file_name: The source file's name, without `.py`.
+        model_repo_id: Passed to the tool's `__init__` as `model_repo_id` when given (the
+            checkpoint a smolagents tool should use).
         **kwargs: Hub download options (`revision`, `cache_dir`, ...); the rest go to
             the tool class's `__init__`.
     """
-    require_trust(f"the tool {str(repo_id_or_path)!r}", trust_remote_code)
+    require_trust(f"the tool {str(repo_id)!r}", trust_remote_code)
     hub_kwargs = {k: kwargs.pop(k) for k in _HUB_KWARGS if k in kwargs}
-    folder = Path(repo_id_or_path)
+    if model_repo_id is not None:
+        kwargs["model_repo_id"] = model_repo_id
+    folder = Path(repo_id)
     if not folder.is_dir():
-        folder = download_from_hub(str(repo_id_or_path), token=token, **hub_kwargs)
+        folder = download_from_hub(str(repo_id), token=token, **hub_kwargs)
     source = folder / f"{tool_file_name}.py"
     if not source.is_file():
         raise AgentConfigError(f"{folder} has no {tool_file_name}.py; it is not a saved tool.")

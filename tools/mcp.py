@@ -37,6 +37,9 @@ class MCPClient:
             `transport`: "streamable-http" (default) or "sse", plus `headers`) for a remote one.
         connect_timeout: Seconds to wait for the server to start and list its tools.
         call_timeout: Seconds to wait for one tool call.
+        structured_output: Tools with an output schema return the server's structured
+            content (a dict) and declare `output_type="object"` with that `output_schema`;
+            default: their text.
     """
 
     def __init__(
@@ -44,8 +47,10 @@ class MCPClient:
         server_parameters: Any,
         connect_timeout: float = 30.0,
         call_timeout: float = 120.0,
+        structured_output: bool | None = None,
     ):
         self.server_parameters = server_parameters
+        self.structured_output = bool(structured_output)
         self.connect_timeout = connect_timeout
         self.call_timeout = call_timeout
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -180,6 +185,11 @@ class MCPClient:
         if self._session is None:
             raise ToolExecutionError(f"The MCP server behind '{name}' is not connected.")
         result = self._run(self._session.call_tool(name, arguments), self.call_timeout)
+        structured = _field(result, "structured_content", "structuredContent")
+        if self.structured_output and structured is not None:
+            if _field(result, "is_error", "isError"):
+                _unpack(name, result)  # raises with the server's message
+            return structured
         return _unpack(name, result)
 
 
@@ -255,6 +265,9 @@ class MCPTool(Tool):
         self.name = _identifier(spec.name)
         self.description = (spec.description or spec.name).strip()
         self.inputs = schema_to_inputs(_field(spec, "input_schema", "inputSchema") or {})
+        schema = _field(spec, "output_schema", "outputSchema")
+        if client.structured_output and schema:
+            self.output_type, self.output_schema = "object", schema
         super().__init__()
 
     def forward(self, **kwargs: Any) -> Any:

@@ -26,6 +26,7 @@ class PythonInterpreterTool(Tool):
         authorized_imports: Modules the code may import besides the base list.
         executor_type: "sandbox" or "local"; default: the sandbox when available.
         executor_kwargs: Passed to the executor (timeout, read_only_paths, ...).
+        timeout_seconds: Seconds one run may take (smolagents' name; the executor's timeout).
     """
 
     name = "python_interpreter"
@@ -41,11 +42,14 @@ class PythonInterpreterTool(Tool):
         authorized_imports: list[str] | None = None,
         executor_type: str | None = None,
         executor_kwargs: dict[str, Any] | None = None,
+        timeout_seconds: float | None = None,
     ):
         super().__init__()
         self.authorized_imports = list(authorized_imports or [])
         self.executor_type = executor_type or default_executor_type()
         self.executor_kwargs = dict(executor_kwargs or {})
+        if timeout_seconds is not None:  # smolagents' name for the per-run time limit
+            self.executor_kwargs.setdefault("timeout", timeout_seconds)
         self.executor: Any = None
         if self.authorized_imports:
             self.description = (

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from typing import Any
 
-from tools.base import Tool, ToolExecutionError
+from tools.base import Tool, ToolDefinitionError, ToolExecutionError
 
 logger = logging.getLogger(__name__)
 
@@ -18,6 +20,9 @@ class WebSearchTool(Tool):
         timeout: Seconds to wait for the search engine.
         proxy: A proxy URL for the search requests (also read from `DDGS_PROXY`).
         backend: The `ddgs` backend(s): "duckduckgo" (default), "auto" (several engines), ...
+        engine: smolagents' name for `backend` ("duckduckgo", "bing").
+        rate_limit: Most searches per second (None: no limit).
+        **kwargs: Extra arguments for `ddgs.DDGS(...)`.
     """
 
     name = "web_search"
@@ -34,12 +39,23 @@ class WebSearchTool(Tool):
         timeout: int = 10,
         proxy: str | None = None,
         backend: str = "duckduckgo",
+        engine: str | None = None,
+        rate_limit: float | None = None,
+        **kwargs: Any,
     ):
         super().__init__()
         self.max_results = max_results
         self.timeout = timeout
         self.proxy = proxy
-        self.backend = backend
+        self.backend = engine or backend
+        if rate_limit is not None and rate_limit <= 0:
+            raise ToolDefinitionError(
+                "rate_limit must be a positive number of searches per second."
+            )
+        self.min_interval = 1.0 / rate_limit if rate_limit else 0.0
+        self.ddgs_kwargs = kwargs
+        self._last_search = 0.0
+        self._lock = threading.Lock()
 
     def forward(self, query: str) -> str:
         if not query.strip():
@@ -51,14 +67,22 @@ class WebSearchTool(Tool):
                 "Web search is not available: the 'ddgs' package is not installed "
                 "(pip install ddgs)."
             ) from error
+        self._wait_for_rate_limit()
         try:
-            client = DDGS(proxy=self.proxy, timeout=self.timeout)
+            client = DDGS(proxy=self.proxy, timeout=self.timeout, **self.ddgs_kwargs)
             results = client.text(query, max_results=self.max_results, backend=self.backend)
         except Exception as error:  # ddgs raises many types; all mean "no results reached us"
             raise ToolExecutionError(_explain(error)) from error
         if not results:
             return f"No results found for {query!r}. Try a shorter or different query."
         return format_results(query, results)
+
+    def _wait_for_rate_limit(self) -> None:
+        with self._lock:
+            delay = self._last_search + self.min_interval - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            self._last_search = time.monotonic()
 
 
 def _explain(error: Exception) -> str:

@@ -52,6 +52,8 @@ class Model:
 
     supports_images = False
     native_tool_calls = False
+    # Whether `generate(..., grammar="<GBNF text>")` constrains decoding (llama.cpp does).
+    supports_grammar = False
 
     def __init__(
         self,
@@ -223,9 +225,30 @@ class Model:
         return message
 
     def to_dict(self) -> dict[str, Any]:
+        """The model's settings as JSON-ready data (secrets such as tokens left out)."""
         data = {"class": type(self).__name__, "model_id": self.model_id}
         data.update({k: v for k, v in self.kwargs.items() if _jsonable(v)})
         return data
+
+    @classmethod
+    def from_dict(cls, model_dictionary: dict[str, Any]) -> Model:
+        """Rebuild a model from `to_dict()` (or smolagents' `Model.to_dict()`) output.
+
+        Args:
+            model_dictionary: The settings; "class" and token counters are ignored.
+        """
+        ignored = ("class", "last_input_token_count", "last_output_token_count")
+        return cls(**{k: v for k, v in model_dictionary.items() if k not in ignored})
+
+    @property
+    def last_input_token_count(self) -> int | None:
+        """Input tokens of the last call (smolagents' older counter)."""
+        return self.last_token_usage.input_tokens if self.last_token_usage else None
+
+    @property
+    def last_output_token_count(self) -> int | None:
+        """Output tokens of the last call (smolagents' older counter)."""
+        return self.last_token_usage.output_tokens if self.last_token_usage else None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model_id={self.model_id!r})"

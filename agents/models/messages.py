@@ -104,6 +104,23 @@ class ChatMessage:
     def __post_init__(self) -> None:
         if isinstance(self.role, MessageRole):
             self.role = self.role.value
+        if self.tool_calls:
+            # smolagents scripts build messages with OpenAI-style dicts as tool calls.
+            self.tool_calls = [
+                call
+                if isinstance(call, ChatMessageToolCall)
+                else ChatMessageToolCall.from_dict(call)
+                for call in self.tool_calls
+            ]
+
+    def render_as_markdown(self) -> str:
+        """The text, then one JSON line per tool call: how the message reads in a chat log."""
+        lines = [self.text] if self.text else []
+        lines += [
+            json.dumps({"tool": c.function.name, "arguments": c.function.arguments}, default=str)
+            for c in self.tool_calls or []
+        ]
+        return "\n".join(lines)
 
     @property
     def text(self) -> str:
@@ -145,6 +162,11 @@ class ToolCallStreamDelta:
     id: str | None = None
     type: str | None = None
     function: ToolCallFunction | None = None
+
+
+# smolagents' names for the same classes.
+ChatMessageToolCallFunction = ToolCallFunction
+ChatMessageToolCallStreamDelta = ToolCallStreamDelta
 
 
 @dataclass

@@ -143,3 +143,8 @@ class AzureOpenAIServerModel(OpenAIServerModel):
 
 def _has_ad_token(client_kwargs: dict[str, Any]) -> bool:
     return bool(client_kwargs.get("azure_ad_token") or client_kwargs.get("azure_ad_token_provider"))
+
+
+# smolagents' current names; the *ServerModel names above stay for older scripts.
+OpenAIModel = OpenAIServerModel
+AzureOpenAIModel = AzureOpenAIServerModel

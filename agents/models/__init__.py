@@ -1,0 +1,66 @@
+"""Model backends and the message types they speak (smolagents' `smolagents.models` names).
+
+Backends are imported on first use, so `import agents.models` stays light.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from agents.models.base import Model
+from agents.models.messages import (
+    ChatMessage,
+    ChatMessageStreamDelta,
+    ChatMessageToolCall,
+    ChatMessageToolCallFunction,
+    ChatMessageToolCallStreamDelta,
+    MessageRole,
+    TokenUsage,
+    agglomerate_stream_deltas,
+)
+
+# name -> module that defines it; loaded on first attribute access.
+_LAZY = {
+    "ScriptedModel": "agents.models.scripted",
+    "InferenceClientModel": "agents.models.inference_client",
+    "HfApiModel": "agents.models.inference_client",
+    "TransformersModel": "agents.models.transformers_model",
+    "LiteLLMModel": "agents.models.litellm_model",
+    "LiteLLMRouterModel": "agents.models.litellm_router",
+    "OpenAIServerModel": "agents.models.openai_server",
+    "OpenAIModel": "agents.models.openai_server",
+    "AzureOpenAIServerModel": "agents.models.openai_server",
+    "AzureOpenAIModel": "agents.models.openai_server",
+    "LlamaCppModel": "agents.models.llama_cpp",
+    "VLLMModel": "agents.models.vllm",
+    "AmazonBedrockModel": "agents.models.bedrock",
+    "AmazonBedrockServerModel": "agents.models.bedrock",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agents.models' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + list(_LAZY))
+
+
+__all__ = [
+    "ChatMessage",
+    "ChatMessageStreamDelta",
+    "ChatMessageToolCall",
+    "ChatMessageToolCallFunction",
+    "ChatMessageToolCallStreamDelta",
+    "MessageRole",
+    "Model",
+    "TokenUsage",
+    "agglomerate_stream_deltas",
+    *_LAZY,
+]
