@@ -29,6 +29,9 @@ format:
 bench:
 	$(PYTHON) bench/agent_overhead.py
 	$(PYTHON) bench/executor.py
+	$(PYTHON) bench/remote_executor.py
 	$(PYTHON) bench/models.py
 	$(PYTHON) bench/uploads.py
+	$(PYTHON) bench/store.py
+	$(PYTHON) bench/tracing.py
 	$(PYTHON) bench/ui.py

@@ -79,3 +79,35 @@ def no_remote_calls(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
     yield
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A real PostgreSQL server on loopback for the whole session (Debian's `postgresql`)."""
+    from tests.postgres import PostgresServer, postgres_bin
+
+    if postgres_bin() is None:
+        pytest.skip("PostgreSQL is not installed: bash scripts/install.sh --tests")
+    server = PostgresServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest, tmp_path) -> str:
+    """A fresh conversation database: a SQLite file, or a new database on the real PostgreSQL."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'store.db'}"
+    return request.getfixturevalue("postgres_server").create_database()
+
+
+@pytest.fixture(scope="session")
+def kernel_gateway():
+    """A real Jupyter Kernel Gateway on loopback, with a token, for the whole session."""
+    from tests.kernel_gateway import KernelGateway, gateway_available
+
+    if not gateway_available():
+        pytest.skip("jupyter_kernel_gateway is not installed: pip install -r requirements.txt")
+    server = KernelGateway().start()
+    yield server
+    server.stop()

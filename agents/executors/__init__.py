@@ -7,7 +7,8 @@ from typing import Any
 from agents.errors import AgentConfigError
 from agents.executors.base import CodeExecutor, CodeOutput
 
-EXECUTOR_TYPES = ("sandbox", "local")
+REMOTE_EXECUTOR_TYPES = ("jupyter", "docker", "e2b", "modal")
+EXECUTOR_TYPES = ("sandbox", "local", *REMOTE_EXECUTOR_TYPES)
 
 
 def create_executor(
@@ -16,7 +17,8 @@ def create_executor(
     max_print_outputs_length: int | None = None,
     **executor_kwargs: Any,
 ) -> CodeExecutor:
-    """Build an executor by name: "sandbox" (confined worker process) or "local" (in-process).
+    """Build an executor by name: "sandbox" (confined worker process), "local" (in-process),
+    or a remote Jupyter kernel: "jupyter" (a gateway's URL), "docker", "e2b", "modal".
 
     Args:
         executor_type: Which executor to build.
@@ -32,6 +34,10 @@ def create_executor(
         from agents.executors.local import LocalPythonExecutor
 
         cls = LocalPythonExecutor
+    elif executor_type in REMOTE_EXECUTOR_TYPES:
+        from agents.executors.remote import remote_executor_class
+
+        cls = remote_executor_class(executor_type)
     else:
         raise AgentConfigError(
             f"Unknown executor_type {executor_type!r}; use one of {', '.join(EXECUTOR_TYPES)}."

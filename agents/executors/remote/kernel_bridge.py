@@ -1,0 +1,175 @@
+"""The kernel side of a remote executor: tool stubs, `final_answer`, values, checkpoints.
+
+Its source is sent to each new Jupyter kernel (together with `sandbox_protocol`'s, loaded
+there as `_smolui_protocol`) and executed as a module, so it uses only the standard
+library and IPython, which every kernel has. The host imports it for its constants only,
+so IPython and the protocol are imported inside the functions.
+
+Why `input_request` carries tool calls (and not comm messages): a running cell blocks the
+kernel's shell channel, so a comm reply from the host would only be read after the cell
+ends. `input()` is the one request a running cell may make and wait on: the kernel sends
+`input_request` on the stdin channel, the gateway forwards it over the same websocket,
+and the host's `input_reply` wakes the cell. So a tool stub sends its call as the prompt
+(a marker and JSON), the host validates and runs the real tool and replies with JSON.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import sys
+
+CALL_MARK = "\x1esmolui-call:"
+VALUE_MIME = "application/x-smolui-value"
+MAX_VALUE_CHARS = 1_000_000
+
+
+class FinalAnswer(BaseException):
+    """Ends the cell once the host holds the final answer (not an `Exception`: code's
+    `except Exception` must not swallow it)."""
+
+
+class ToolError(Exception):
+    """A tool failed on the host; the message says why."""
+
+
+def get_ipython():
+    from IPython import get_ipython as current_shell
+
+    return current_shell()
+
+
+def _protocol():
+    return sys.modules["_smolui_protocol"]  # registered by the host's prelude
+
+
+def call_tool(name: str, args: tuple, kwargs: dict) -> object:
+    """Ask the host to run tool `name`; return its result or raise `ToolError`."""
+    protocol = _protocol()
+    request = {
+        "name": name,
+        "args": protocol.encode_value(list(args)),
+        "kwargs": protocol.encode_value(dict(kwargs)),
+    }
+    raw = get_ipython().kernel.raw_input(CALL_MARK + json.dumps(request))
+    reply = json.loads(raw)
+    if not reply.get("ok"):
+        raise ToolError(reply.get("error") or "the tool failed")
+    return protocol.decode_value(reply.get("value"), trusted=True)
+
+
+def final_answer(answer: object = None) -> None:
+    """Give the final answer to the host and end the step."""
+    call_tool("final_answer", (answer,), {})
+    raise FinalAnswer()
+
+
+def _stub(name: str):
+    def stub(*args, **kwargs):
+        return call_tool(name, args, kwargs)
+
+    stub.__name__ = stub.__qualname__ = name
+    return stub
+
+
+def install_tools(names: list[str]) -> None:
+    """Bind a stub for each host tool (and `final_answer`) in the user namespace."""
+    shell = get_ipython()
+    shell.user_ns.update({name: _stub(name) for name in names})
+    shell.user_ns["final_answer"] = final_answer
+
+
+def set_vars(payload: str) -> None:
+    """Bind variables sent by the host (JSON; pickle allowed: the host is trusted)."""
+    values = _protocol().decode_value(json.loads(payload), trusted=True)
+    get_ipython().user_ns.update(values)
+
+
+_saved: dict | None = None
+
+
+def _visible() -> dict:
+    shell = get_ipython()
+    hidden = shell.user_ns_hidden
+    return {k: v for k, v in shell.user_ns.items() if k not in hidden and not k.startswith("_")}
+
+
+def variables() -> dict:
+    """The code's values (no functions, classes or modules), for the host's `state`."""
+    return {k: v for k, v in _visible().items() if not callable(v) and type(v).__name__ != "module"}
+
+
+def checkpoint() -> None:
+    """Remember which value each name has now, for one `rollback`."""
+    global _saved
+    _saved = _visible()
+
+
+def rollback() -> bool:
+    """Give names their values at the last checkpoint; unbind newer ones."""
+    global _saved
+    saved, _saved = _saved, None
+    if saved is None:
+        return False
+    namespace = get_ipython().user_ns
+    for name in set(_visible()) - set(saved):
+        del namespace[name]
+    namespace.update(saved)
+    return True
+
+
+def put_file(host_path: str, data: str, first: bool = True) -> str:
+    """Write (or, when not `first`, append) a piece of an uploaded file into `uploads/` of
+    the working folder; make the host's path lead to it when that path does not exist
+    here. Returns the path code should use."""
+    folder = os.path.join(os.getcwd(), "uploads")
+    os.makedirs(folder, exist_ok=True)
+    local = os.path.join(folder, os.path.basename(host_path))
+    with open(local, "wb" if first else "ab") as handle:
+        handle.write(base64.b64decode(data))
+    if os.path.exists(host_path) or not first:
+        return host_path if os.path.exists(host_path) else local
+    try:
+        os.makedirs(os.path.dirname(host_path), exist_ok=True)
+        os.symlink(local, host_path)
+    except OSError:
+        return local
+    return host_path
+
+
+def _encode_for_host(value: object) -> str:
+    protocol = _protocol()
+    text = json.dumps(protocol.encode_value(value))
+    if len(text) > MAX_VALUE_CHARS:
+        text = json.dumps(protocol.encode_value(repr(value)[:MAX_VALUE_CHARS]))
+    return text
+
+
+def _swallow_final_answer(shell, etype, value, tb, tb_offset=None):
+    return None
+
+
+def setup() -> None:
+    """Plain tracebacks, the value formatter, and a quiet `FinalAnswer`."""
+    from IPython.core.formatters import BaseFormatter
+    from traitlets import ObjectName, Unicode
+
+    class ValueFormatter(BaseFormatter):
+        """Adds the last expression's value, encoded for the host, to `execute_result`."""
+
+        format_type = Unicode(VALUE_MIME)
+        print_method = ObjectName("_smolui_value_")
+
+    shell = get_ipython()
+    shell.run_line_magic("xmode", "Plain")
+    try:
+        shell.colors = "nocolor"
+    except Exception:  # another IPython's names for color schemes: colors only
+        pass
+    formatter = ValueFormatter(parent=shell.display_formatter)
+    formatter.for_type(object, _encode_for_host)
+    shell.display_formatter.formatters[VALUE_MIME] = formatter
+    # Only what the host reads: HTML, LaTeX, SVG... of every value cost time and go unused.
+    shell.display_formatter.active_types = ["text/plain", "image/png", VALUE_MIME]
+    shell.set_custom_exc((FinalAnswer,), _swallow_final_answer)

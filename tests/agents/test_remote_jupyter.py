@@ -1,0 +1,291 @@
+"""`executor_type="jupyter"` on a real Jupyter Kernel Gateway on loopback: a CodeAgent's steps
+share a kernel, tools run on the host, plots come back, and lost kernels are reported."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import time
+
+import pytest
+
+from agents import CodeAgent, ScriptedModel
+from agents.errors import AgentExecutionError
+from agents.executors.remote import JupyterExecutor
+from tests.kernel_gateway import KernelGateway, gateway_available
+from tools import tool
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not gateway_available(), reason="pip install jupyter_kernel_gateway"),
+]
+
+
+@pytest.fixture
+def gateway(kernel_gateway):
+    return kernel_gateway  # one gateway for the session (tests/conftest.py)
+
+
+@tool
+def host_pid() -> int:
+    """Returns the process id of whoever runs the tool."""
+    return os.getpid()
+
+
+@tool
+def shout(text: str) -> str:
+    """Returns the text in capitals.
+
+    Args:
+        text: What to shout.
+    """
+    return text.upper()
+
+
+def code(body: str) -> str:
+    return f"Thought: go.\n<code>\n{body}\n</code>"
+
+
+def make_agent(gateway: KernelGateway, replies: list[str], **kwargs) -> CodeAgent:
+    return CodeAgent(
+        tools=[host_pid, shout],
+        model=ScriptedModel(replies),
+        additional_authorized_imports=["*"],
+        executor_type="jupyter",
+        executor_kwargs={"url": gateway.url, "token": gateway.token, "timeout": 20, **kwargs},
+        verbosity_level=-1,
+    )
+
+
+def test_steps_share_a_kernel_and_tools_run_on_the_host(gateway):
+    kernels_before = gateway.kernel_count()
+    agent = make_agent(gateway, [
+        code("import os\ntotal = 40\nprint('kernel', os.getpid())"),
+        code("loud = shout(text='hi')\nprint(loud, total)"),
+        code("shout(42)"),
+        code("final_answer((total + 2, host_pid(), loud))"),
+        code("final_answer(total * 10)"),
+    ])  # fmt: skip
+    try:
+        assert isinstance(agent.executor, JupyterExecutor)
+        assert agent.run("first") == (42, os.getpid(), "HI")
+        steps = agent.memory.steps
+        kernel_pid = int(steps[1].observations.split("kernel ")[1].split()[0])
+        assert kernel_pid != os.getpid()
+        assert "HI 40" in steps[2].observations
+        assert "ToolError" in str(steps[3].error) and "text" in str(steps[3].error)
+        assert agent.run("second turn", reset=False) == 400
+        state = agent.executor.state
+        assert state["total"] == 40 and state["loud"] == "HI" and "os" not in state
+        assert agent.executor.isolation["kernel_id"]
+        assert agent.executor.isolation["where"] == gateway.url
+    finally:
+        agent.close()
+    assert _eventually(lambda: gateway.kernel_count() == kernels_before)  # deleted on close
+
+
+@pytest.mark.skipif(importlib.util.find_spec("matplotlib") is None, reason="needs matplotlib")
+def test_a_plot_comes_back_as_a_step_image(gateway):
+    agent = make_agent(gateway, [
+        code("import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.title('t')\nplt.show()"),
+        code("for i in range(22):\n    plt.figure(figsize=(1, 1))\n    plt.plot([i, 0])"),
+        code("final_answer('done')"),
+    ])  # fmt: skip
+    try:
+        assert agent.run("plot") == "done"
+        images = agent.memory.steps[1].observations_images
+        assert images and images[0].size[0] > 100 and images[0].format == "PNG"
+        many = agent.memory.steps[2]
+        assert len(many.observations_images) == 20 and "first 20 images" in many.observations
+    finally:
+        agent.close()
+
+
+def test_an_endless_loop_is_interrupted_and_the_model_told_variables_were_lost(gateway):
+    agent = make_agent(gateway, [
+        code("kept = 7\nwhile True:\n    pass"),
+        code("print('kept' in globals())\nfinal_answer(shout('next'))"),
+    ], timeout=3)  # fmt: skip
+    try:
+        started = time.monotonic()
+        assert agent.run("loop") == "NEXT"
+        assert time.monotonic() - started < 30
+        error = str(agent.memory.steps[1].error)
+        assert "timed out after 3 seconds" in error and "variables" in error
+        assert "False" in agent.memory.steps[2].observations
+    finally:
+        agent.close()
+
+
+def test_a_killed_kernel_is_reported_and_replaced(gateway):
+    agent = make_agent(gateway, [
+        code("import os, signal\nfirst = os.getpid()\nos.kill(first, signal.SIGKILL)"),
+        code("import os\nfinal_answer(os.getpid())"),
+    ])  # fmt: skip
+    try:
+        first_kernel = None
+        agent.executor.start()
+        first_kernel = agent.executor.isolation["kernel_id"]
+        answer = agent.run("die", reset=False)
+        assert isinstance(answer, int) and answer != os.getpid()
+        assert "kernel died" in str(agent.memory.steps[1].error)
+        assert agent.executor.isolation["kernel_id"] != first_kernel
+    finally:
+        agent.close()
+
+
+def test_interrupt_stops_a_running_step_and_keeps_variables(gateway):
+    executor = JupyterExecutor(gateway.url, gateway.token, timeout=30)
+    try:
+        executor.send_tools({})
+        executor("kept = 5")
+        import threading
+
+        timer = threading.Timer(1.0, executor.interrupt)
+        timer.start()
+        with pytest.raises(AgentExecutionError, match="Interrupted"):
+            executor("import time\nwhile True:\n    time.sleep(0.05)")
+        assert executor("kept").output == 5
+        executor.send_variables({"given": {"rows": [1, 2]}})
+        assert executor("given['rows'][1]").output == 2
+        executor.reset()  # a restarted kernel: code's names gone, the agent's variables sent again
+        assert list(executor("('kept' in globals(), given['rows'])").output) == [False, [1, 2]]
+    finally:
+        executor.close()
+
+
+@tool
+def slow_echo(text: str) -> str:
+    """Waits a second, then returns the text.
+
+    Args:
+        text: What to return.
+    """
+    time.sleep(1.0)
+    return text
+
+
+def test_time_in_host_tools_does_not_count_against_the_timeout(gateway):
+    executor = JupyterExecutor(gateway.url, gateway.token, timeout=1.5)
+    try:
+        executor.send_tools({"slow_echo": slow_echo})
+        executor("pass")  # the kernel is ready
+        assert executor("slow_echo('a') + slow_echo('b')").output == "ab"  # 2 s in tools
+    finally:
+        executor.close()
+
+
+def test_uploads_are_copied_into_the_kernel_and_rollback_works(gateway, tmp_path):
+    uploads = tmp_path / "uploads"
+    uploads.mkdir()
+    (uploads / "notes.txt").write_text("alpha beta")
+    (uploads / "data.bin").write_bytes(bytes(range(256)) * 28_000)  # 7 MB: sent in pieces
+    (uploads / "huge.bin").write_bytes(b"x" * 9_000_000)  # over the 8 MB cap
+    executor = JupyterExecutor(
+        gateway.url, gateway.token, additional_authorized_imports=["os", "hashlib"],
+        read_only_paths=[str(uploads)], max_upload_mb=8,
+    )  # fmt: skip
+    try:
+        executor.send_tools({})
+        result = executor("import os\nsorted(os.listdir('uploads'))")
+        assert result.output == ["data.bin", "notes.txt"]
+        assert "huge.bin was not copied" in result.logs
+        digest = "import hashlib\nhashlib.sha256(open('uploads/data.bin', 'rb').read()).hexdigest()"
+        expected = hashlib.sha256((uploads / "data.bin").read_bytes()).hexdigest()
+        assert executor(digest).output == expected
+        assert executor("open('uploads/notes.txt').read()").output == "alpha beta"
+        (uploads / "notes.txt").write_text("changed")
+        assert executor("open('uploads/notes.txt').read()").output == "changed"
+        assert "huge.bin" not in executor("1").logs  # said once
+        executor("a = 1")
+        executor.checkpoint()
+        executor("a = 2\nb = 3")
+        assert executor.rollback() is True
+        assert list(executor("(a, 'b' in globals())").output) == [1, False]
+    finally:
+        executor.close()
+
+
+def test_a_gateway_that_goes_away_is_a_clear_error_then_a_new_kernel_starts():
+    server = KernelGateway().start()
+    executor = JupyterExecutor(server.url, server.token, timeout=20, request_timeout=5)
+    try:
+        executor.send_tools({})
+        assert executor("x = 1\nx").output == 1
+        port, token = server.port, server.token
+        server.stop()
+        with pytest.raises(AgentExecutionError) as lost:
+            executor("x")
+        message = str(lost.value)
+        assert f"connection to the Jupyter gateway at {server.url} was lost" in message
+        assert "next step starts a new one" in message and lost.value.state_lost
+        restarted = KernelGateway(port=port, token=token).start()  # the same address
+        try:
+            assert executor("'x' in globals()").output is False
+        finally:
+            executor.close()
+            restarted.stop()
+    finally:
+        server.stop()
+
+
+def _eventually(check, seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+class StandInDocker:
+    """Stands in for `docker.DockerClient` (no engine here): "running" the container starts
+    a real Kernel Gateway on loopback with the token from the container's environment."""
+
+    def __init__(self) -> None:
+        self.images = self
+        self.containers = self
+        self.specs: list[dict] = []
+        self.removed: list[str] = []
+
+    def get(self, name: str) -> str:  # images.get: the image exists
+        return name
+
+    def run(self, **spec):  # containers.run
+        self.specs.append(spec)
+        server = KernelGateway(token=spec["environment"]["KG_AUTH_TOKEN"]).start()
+        return StandInContainer(self, server)
+
+
+class StandInContainer:
+    def __init__(self, client: StandInDocker, server: KernelGateway) -> None:
+        self.client, self.server = client, server
+        self.id = f"c0ffee{server.port:06d}"
+        ports = {"8888/tcp": [{"HostIp": "127.0.0.1", "HostPort": str(server.port)}]}
+        self.attrs = {"NetworkSettings": {"Ports": ports, "Networks": {}}}
+
+    def reload(self) -> None:
+        pass
+
+    def remove(self, force: bool = False) -> None:
+        self.client.removed.append(self.id)
+        self.server.stop()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("docker") is None, reason="pip install docker")
+def test_the_docker_executor_runs_code_in_the_container_it_starts_and_removes_it():
+    from agents.executors.remote.docker import DockerExecutor
+
+    engine = StandInDocker()
+    executor = DockerExecutor(network="bridge", docker_client=engine, timeout=20)
+    try:
+        executor.send_tools({"shout": shout})
+        assert executor("final_answer(shout('in the box'))").output == "IN THE BOX"
+        spec = engine.specs[0]
+        assert spec["user"] == "kernel" and spec["cap_drop"] == ["ALL"]
+        assert executor.token not in " ".join(spec["command"])
+        assert executor.isolation["level"].startswith("Docker container c0ffee")
+    finally:
+        executor.close()
+    assert len(engine.removed) == 1 and executor.url == ""
