@@ -19,7 +19,9 @@ RUN bash scripts/install.sh && rm -rf /root/.cache/pip
 
 COPY --chown=user . .
 
-# Writable places for uid 1000: uploads, gradio's file cache, the Hugging Face cache.
+# Writable places for uid 1000: uploads, the conversation database (data/), gradio's file
+# cache, the Hugging Face cache. Spaces' disk is ephemeral: mount persistent storage on data/
+# and uploads/, or set SMOLUI_DATABASE_URL, to keep conversations across restarts.
 ENV HOME=/home/user \
     PYTHONUNBUFFERED=1 \
     GRADIO_SERVER_NAME=0.0.0.0 \
@@ -27,11 +29,15 @@ ENV HOME=/home/user \
     GRADIO_ANALYTICS_ENABLED=False \
     GRADIO_TEMP_DIR=/home/user/.cache/gradio \
     HF_HOME=/home/user/.cache/huggingface \
-    SMOLUI_UPLOAD_FOLDER=/home/user/app/uploads
-RUN mkdir -p uploads "$GRADIO_TEMP_DIR" "$HF_HOME" && chown -R user:user /home/user
+    SMOLUI_UPLOAD_FOLDER=/home/user/app/uploads \
+    SMOLUI_DATA_DIR=/home/user/app/data
+RUN mkdir -p uploads data "$GRADIO_TEMP_DIR" "$HF_HOME" && chown -R user:user /home/user
 
 USER user
 EXPOSE 7860
 # Secrets (HF_TOKEN, OPENAI_API_KEY, ...) come from the Space's settings as environment
 # variables; choose the model with SMOLUI_MODEL (default: the offline SmolLM2).
+# /healthz answers while the server is up (see README, "Running it in public").
+HEALTHCHECK --interval=30s --timeout=5s --start-period=120s \
+    CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:7860/healthz', timeout=4)"
 CMD ["python", "app.py"]

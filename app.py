@@ -28,7 +28,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     # No usage analytics leave the machine unless the operator opts in.
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    from agents.errors import AgentConfigError
+    from agents.tracing import default_tracer
+
+    try:
+        default_tracer()  # traces as OTEL_* asks: set up now, or refused with the reason
+    except AgentConfigError as error:
+        print(f"smolui: {error}", file=sys.stderr)
+        raise SystemExit(1) from None
     ui = build_ui(settings)
+    from smolui.store import StoreUnavailableError
+
+    try:
+        ui.create_app()  # opens the conversation store: fail now, not on the first visit
+    except StoreUnavailableError as error:
+        print(f"smolui: {error}", file=sys.stderr)
+        raise SystemExit(1) from None
     ui.launch()
 
 
@@ -51,7 +66,12 @@ def build_ui(settings: object):
         if settings.model.startswith("scripted:")
         else (lambda: loader.label)
     )
-    return GradioUI(factory, settings=settings, model_label=label)
+    ui = GradioUI(factory, settings=settings, model_label=label)
+    if not settings.model.startswith("scripted:"):
+        from smolui.observability.health import model_check
+
+        ui.ready_checks["model"] = model_check(loader)  # /readyz: loaded (or set up)
+    return ui
 
 
 if __name__ == "__main__":

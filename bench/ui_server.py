@@ -45,7 +45,8 @@ class BenchApp:
             self.port = sock.getsockname()[1]
         self.settings = Settings(model="scripted", executor=executor, port=self.port, max_steps=40,
                                  concurrency=concurrency, max_sessions=64,
-                                 upload_folder=tempfile.mkdtemp(prefix="bench-uploads-"))  # fmt: skip
+                                 upload_folder=tempfile.mkdtemp(prefix="bench-uploads-"),
+                                 data_dir=tempfile.mkdtemp(prefix="bench-data-"))  # fmt: skip
         self.delay = delay
         self.steps = 3
         self.piece_delay = 0.0  # seconds between streamed pieces (0: each reply at once)
@@ -102,7 +103,6 @@ def server_only(app: BenchApp, sessions: int) -> tuple[float, float]:
     Each conversation is opened the way a page load opens it (its agent is prepared in the
     background) a second before its message, as a visitor takes time to type.
     """
-    from smolui.conversations import ConversationHandlers
     from smolui.handlers import ChatHandlers, HandlerConfig
     from smolui.sessions import SessionRegistry
     from smolui.uploads import UploadPolicy
@@ -110,12 +110,13 @@ def server_only(app: BenchApp, sessions: int) -> tuple[float, float]:
     app.steps = 5
     registry = SessionRegistry(app.make_agent, app.settings.upload_folder, max_sessions=64)
     handlers = ChatHandlers(registry, HandlerConfig(policy=UploadPolicy(), max_steps=40))
-    pages = ConversationHandlers(registry, lambda: [])
 
     def opened(count: int) -> list[str]:
-        ids = [pages.load(None)[0] for _ in range(count)]
+        sessions = [registry.open(None) for _ in range(count)]
+        for session in sessions:
+            session.prepare()  # as a page load does
         time.sleep(1.0)
-        return ids
+        return [session.id for session in sessions]
 
     def turn(conversation_id: str) -> None:
         shown, pending = handlers.echo({"text": "a turn", "files": []}, [])

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install everything smolui needs on a fresh Debian/Ubuntu machine (also used by CI and Docker).
 #   bash scripts/install.sh            # the app: Python packages (+ libseccomp for the sandbox)
-#   bash scripts/install.sh --tests    # the app and the tests: also Chromium for browser tests
+#   bash scripts/install.sh --tests    # the app and the tests: also Chromium (browser tests)
+#                                      # and PostgreSQL (conversation store tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +14,14 @@ apt_packages=()
 ldconfig -p 2>/dev/null | grep -q libseccomp.so.2 || apt_packages+=(libseccomp2)
 if [ "$want_browser" = 1 ] && [ ! -x /usr/bin/chromium ]; then
   apt_packages+=(chromium)
+fi
+# The conversation store's tests run a real PostgreSQL server (initdb/pg_ctl in a temp folder).
+if [ "$want_browser" = 1 ] && ! command -v initdb >/dev/null && ! compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null; then
+  apt_packages+=(postgresql)
+fi
+# The accessibility tests inject axe-core, installed with npm (below).
+if [ "$want_browser" = 1 ] && ! command -v npm >/dev/null; then
+  apt_packages+=(npm)
 fi
 if [ "${#apt_packages[@]}" -gt 0 ]; then
   sudo_cmd=""
@@ -32,4 +41,10 @@ else
   echo "install: pip install -r requirements.txt (llama-cpp-python compiles once, ~8 min)"
   PIP_ROOT_USER_ACTION=ignore "$PYTHON" -m pip install --disable-pip-version-check -q -r requirements.txt
   mkdir -p "$stamp_dir" && echo "$want" > "$stamp"
+fi
+
+# Browser tests inject axe-core (accessibility checks) from npm; pinned by package-lock.json.
+if [ "$want_browser" = 1 ] && [ ! -f node_modules/axe-core/axe.min.js ]; then
+  echo "install: npm ci (axe-core for the accessibility tests)"
+  npm ci --no-audit --no-fund --silent
 fi

@@ -1,148 +1,153 @@
-"""Conversation handlers: page load, new chat, switching, saving transcripts, page close.
+"""Conversation handlers: page load, new chat, switch, list, search, rename, delete, page close.
 
-The browser keeps its conversations (ids and transcripts) in `gr.BrowserState`; the server
-keeps the agents. A reload finds the agent while it lives; otherwise the transcript comes
-back with a note that the agent's memory was not kept. An id the registry does not know
-(forged, expired, from before a restart) always gets a fresh conversation.
+Conversations live on the server, in the conversation store. The browser keeps only its owner
+key (an unguessable secret, in `gr.BrowserState`) and the id of the conversation it shows:
+`{"owner": key, "current": id}`. Every id the browser names is checked against its owner; an
+unknown, forged or someone else's id gets a fresh conversation.
 """
 
 from __future__ import annotations
 
-import os
-import time
-from collections.abc import Callable
+import re
+import secrets
 from typing import Any
 
-from smolui import transcripts
+from smolui.keeper import ConversationKeeper
 from smolui.render import Message, render_notice
-from smolui.sessions import SessionCapacityError, SessionRegistry
-
-MEMORY_LOST_NOTE = (
-    "This conversation was restored from your browser, but the agent's memory of it was not "
-    "kept (it was idle too long, or the server restarted). The agent starts fresh from here."
+from smolui.sessions import (
+    ConversationUnavailableError,
+    SessionCapacityError,
+    SessionRegistry,
+    is_conversation_id,
 )
 
-# What a conversation handler returns: id, chat, browser store, side-list choices.
+INTERRUPTED_NOTE = (
+    "The last message was interrupted before it finished (the server restarted); "
+    "send it again to continue."
+)
+_OWNER_PATTERN = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
+
+# What a conversation handler returns: id, chat, browser state, side-list choices.
 Loaded = tuple[str | None, list[Message], dict[str, Any], list[tuple[str, str]]]
 
 
-class ConversationHandlers:
-    """Conversation bookkeeping between the browser store and the registry.
+def new_owner_key() -> str:
+    """A fresh owner key: 256 random bits, URL-safe."""
+    return secrets.token_urlsafe(32)
+
+
+def owner_of(state: Any) -> str:
+    """The owner key in the browser's state, or a fresh one when it has none (or a bad one).
 
     Args:
-        registry: The live conversations.
-        allowed_roots: Folders whose files a restored transcript may show.
-        clock: Wall clock for ordering conversations.
+        state: The BrowserState value.
+    """
+    owner = state.get("owner") if isinstance(state, dict) else None
+    return owner if isinstance(owner, str) and _OWNER_PATTERN.match(owner) else new_owner_key()
+
+
+class ConversationHandlers:
+    """Conversation bookkeeping between the page, the live registry and the store.
+
+    Args:
+        registry: The live conversations (resuming stored ones through the keeper).
+        keeper: Saves and finds stored conversations.
     """
 
-    def __init__(
-        self,
-        registry: SessionRegistry,
-        allowed_roots: Callable[[], list[str]],
-        clock: Callable[[], float] = time.time,
-    ):
+    def __init__(self, registry: SessionRegistry, keeper: ConversationKeeper):
         self.registry = registry
-        self.allowed_roots = allowed_roots
-        self.clock = clock
+        self.keeper = keeper
 
-    def _store(self, value: Any) -> dict[str, Any]:
-        return transcripts.normalize_store(value, self.allowed_roots())
-
-    def load(self, store_value: Any, page: str | None = None) -> Loaded:
-        """The page opened (or reloaded): reattach to its conversation, or start one.
+    def load(self, state: Any, page: str | None = None) -> Loaded:
+        """The page opened (or reloaded): reopen its conversation, or start one.
 
         Args:
-            store_value: The browser's store.
+            state: The browser's state (`{"owner", "current"}`).
             page: The page's session hash.
         """
-        store = self._store(store_value)
-        return self._open(store, store.get("current"), page)
+        owner = owner_of(state)
+        wanted = state.get("current") if isinstance(state, dict) else None
+        return self._open(owner, wanted, page)
 
-    def _open(self, store: dict[str, Any], wanted: str | None, page: str | None) -> Loaded:
-        entry = transcripts.find(store, wanted) if wanted else None
-        try:
-            session = self.registry.open(wanted, page)
-        except SessionCapacityError as error:
-            chat = list(entry["messages"]) if entry else []
-            return (
-                wanted,
-                chat + [render_notice(str(error), "⚠️")],
-                store,
-                transcripts.choices(store),
-            )
-        session.prepare()
-        chat = list(entry["messages"]) if entry else []
-        if entry is not None and session.id != wanted:
-            chat.append(render_notice(MEMORY_LOST_NOTE, "ℹ️"))
-            store = transcripts.rekey(store, wanted, session.id)
-        store = transcripts.upsert(store, session.id, chat, self.clock()) if chat or entry else {
-            **store, "current": session.id}  # fmt: skip
-        return session.id, chat, store, transcripts.choices(store)
-
-    def _saved_store(self, chat: list[Message], conversation_id: str | None, store_value: Any):
-        """The browser's store with the current chat saved into it (when there is one)."""
-        if chat:
-            return self.save(chat, conversation_id, store_value)[0]
-        return self._store(store_value)
-
-    def save(
-        self, chat: list[Message], conversation_id: str | None, store_value: Any
-    ) -> tuple[dict[str, Any], list[tuple[str, str]]]:
-        """Keep the transcript in the browser after a turn (or a clear).
+    def new_chat(self, state: Any, page: str | None = None) -> Loaded:
+        """Start a new conversation; the others stay in the list.
 
         Args:
-            chat: The chat as the page shows it.
-            conversation_id: The page's conversation id.
-            store_value: The browser's store.
-        """
-        store = self._store(store_value)
-        if not conversation_id:
-            return store, transcripts.choices(store)
-        messages = transcripts.sanitize_messages(
-            chat, [os.path.realpath(r) for r in self.allowed_roots()]
-        )
-        store = transcripts.upsert(store, conversation_id, messages, self.clock())
-        return store, transcripts.choices(store)
-
-    def new_chat(
-        self,
-        chat: list[Message],
-        conversation_id: str | None,
-        store_value: Any,
-        page: str | None = None,
-    ) -> Loaded:
-        """Start a new conversation; the current one stays in the side list with its agent.
-
-        Args:
-            chat: The current chat (saved first).
-            conversation_id: The current conversation id.
-            store_value: The browser's store.
+            state: The browser's state.
             page: The page's session hash.
         """
-        store = self._saved_store(chat, conversation_id, store_value)
-        return self._open(store, None, page)
+        return self._open(owner_of(state), None, page)
 
     def switch(
-        self,
-        wanted: str | None,
-        chat: list[Message],
-        conversation_id: str | None,
-        store_value: Any,
-        page: str | None = None,
+        self, wanted: Any, conversation_id: str | None, state: Any, page: str | None = None
     ) -> Loaded:
-        """Reopen a past conversation from the side list.
+        """Open a conversation chosen in the list.
 
         Args:
             wanted: The chosen conversation id.
-            chat: The current chat (saved first).
-            conversation_id: The current conversation id.
-            store_value: The browser's store.
+            conversation_id: The conversation shown now.
+            state: The browser's state.
             page: The page's session hash.
         """
-        store = self._saved_store(chat, conversation_id, store_value)
-        if wanted == conversation_id or transcripts.find(store, wanted) is None:
-            return conversation_id, chat, store, transcripts.choices(store)
-        return self._open(store, wanted, page)
+        owner = owner_of(state)
+        if wanted == conversation_id or not is_conversation_id(wanted):
+            return self._open(owner, conversation_id, page)
+        return self._open(owner, wanted, page)
+
+    def refresh(
+        self, conversation_id: str | None, state: Any, query: str = ""
+    ) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+        """The browser state and the list, after a turn or while searching.
+
+        Args:
+            conversation_id: The conversation shown.
+            state: The browser's state.
+            query: Words to search for in titles and messages.
+        """
+        owner = owner_of(state)
+        return {"owner": owner, "current": conversation_id}, self.choices(owner, query)
+
+    def rename(
+        self, title: str, conversation_id: str | None, state: Any
+    ) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+        """Rename the conversation shown.
+
+        Args:
+            title: The new title.
+            conversation_id: The conversation shown.
+            state: The browser's state.
+        """
+        owner = owner_of(state)
+        if conversation_id and title and title.strip():
+            self.keeper.rename(owner, conversation_id, title)
+        return self.refresh(conversation_id, {"owner": owner})
+
+    def delete(self, conversation_id: str | None, state: Any, page: str | None = None) -> Loaded:
+        """Delete the conversation shown (memory and files too) and start a new one.
+
+        Args:
+            conversation_id: The conversation shown.
+            state: The browser's state.
+            page: The page's session hash.
+        """
+        owner = owner_of(state)
+        if conversation_id and self._owns(owner, conversation_id):
+            self.registry.evict(conversation_id, "deleted")
+            self.keeper.delete(owner, conversation_id)
+        return self._open(owner, None, page)
+
+    def delete_all(self, state: Any, page: str | None = None) -> Loaded:
+        """Delete every conversation of this browser's owner and start a new one.
+
+        Args:
+            state: The browser's state.
+            page: The page's session hash.
+        """
+        owner = owner_of(state)
+        for summary in self.keeper.list(owner):
+            self.registry.evict(summary.id, "deleted")
+        self.keeper.delete_all(owner)
+        return self._open(owner, None, page)
 
     def page_closed(self, page: str | None) -> None:
         """The page closed or reloaded: its conversations enter their grace period.
@@ -152,3 +157,68 @@ class ConversationHandlers:
         """
         if page:
             self.registry.page_closed(page)
+
+    def choices(self, owner: str, query: str = "") -> list[tuple[str, str]]:
+        """(label, id) pairs for the list, newest first: the title and the date.
+
+        Args:
+            owner: Whose conversations.
+            query: Search words.
+        """
+        return [
+            (f"{c.title} · {c.updated:%b %d, %H:%M}", c.id) for c in self.keeper.list(owner, query)
+        ]
+
+    def _owns(self, owner: str, conversation_id: str) -> bool:
+        live = self.registry.get(conversation_id)
+        if live is not None and live.owner == owner:
+            return True
+        return self.keeper.find(owner, conversation_id) is not None
+
+    def _open(self, owner: str, wanted: Any, page: str | None) -> Loaded:
+        notes: list[Message] = []
+        chat: list[Message] = []
+        target = None
+        if is_conversation_id(wanted):
+            try:
+                target, chat, notes = self._stored(owner, wanted, page)
+            except ConversationUnavailableError as error:
+                notes = [render_notice(str(error), "⚠️")]
+        try:
+            session, problems = self._session(target, page)
+        except SessionCapacityError as error:
+            return target, chat + [render_notice(str(error), "⚠️")], {"owner": owner,
+                    "current": target}, self.choices(owner)  # fmt: skip
+        if problems:
+            chat, notes = [], problems
+        if session.owner is None:
+            session.owner = owner
+        session.prepare()
+        state = {"owner": owner, "current": session.id}
+        return session.id, chat + notes, state, self.choices(owner)
+
+    def _session(self, target: str | None, page: str | None) -> tuple[Any, list[Message]]:
+        """Open `target` (None: a new conversation); a damaged one gives a new one and a note."""
+        try:
+            return self.registry.open(target, page), []
+        except SessionCapacityError:
+            raise
+        except ConversationUnavailableError as error:
+            return self.registry.open(None, page), [render_notice(str(error), "⚠️")]
+
+    def _stored(
+        self, owner: str, wanted: str, page: str | None
+    ) -> tuple[str | None, list[Message], list[Message]]:
+        """The id to open (None: a new one), its chat and notes, after the owner check."""
+        live = self.registry.get(wanted)
+        turn = live.live_turn if live is not None and live.owner == owner else None
+        if turn is not None and not turn.done:  # a turn runs: show it so far, then follow it
+            return wanted, turn.shown_to(page), []
+        record = self.keeper.find(owner, wanted)
+        if record is None:
+            # A live conversation with no turn yet is not stored; only its owner gets it.
+            return (wanted if live is not None and live.owner == owner else None), [], []
+        notes = []
+        if live is None and record.turn_state == "running":
+            notes.append(render_notice(INTERRUPTED_NOTE, "ℹ️"))
+        return wanted, self.keeper.chat(record), notes

@@ -45,6 +45,12 @@ class Session:
         make_agent: Builds the agent the first time it is needed.
         media_dir: Where images and audio the agent produced are written for display.
         clock: Monotonic clock, injectable for tests.
+        owner: Whose conversation it is (the browser's owner key), once known.
+        folder: Name of its upload folder (kept by the conversation store).
+        keep_files: Leave the upload and media folders in place on close (the store's chat
+            still shows them; deleting the conversation deletes them).
+        restore: Called with the agent right after it is built (memory from the store).
+        resume_note: One line for the model on the next turn (variables were lost), or None.
     """
 
     id: str
@@ -58,6 +64,13 @@ class Session:
     pages: set[str] = field(default_factory=set)
     files: list[dict[str, Any]] = field(default_factory=list)
     last_request: dict[str, Any] | None = None
+    owner: str | None = None
+    folder: str = ""
+    keep_files: bool = False
+    restore: Callable[[Any], None] | None = None
+    resume_note: str | None = None
+    saved_files: int = 0
+    live_turn: Any = None  # the running (or last) turn's LiveTurn, for pages that reattach
     stop_requested: threading.Event = field(default_factory=threading.Event)
     _agent: Any = None
     _closed: bool = False
@@ -78,7 +91,10 @@ class Session:
                 # The folder exists before the agent: a sandbox worker started early (see
                 # `prepare`) can only be granted access to a folder that exists.
                 self.upload_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-                self._agent = self.make_agent(self.upload_dir)
+                agent = self.make_agent(self.upload_dir)
+                if self.restore is not None:
+                    self.restore(agent)
+                self._agent = agent
             return self._agent
 
     def prepare(self) -> threading.Thread | None:
@@ -153,6 +169,8 @@ class Session:
                 executor.reset()
         self.files.clear()
         self.last_request = None
+        self.restore = self.resume_note = None  # stored memory must not come back either
+        self.saved_files = 0
         _empty_folder(self.upload_dir)  # the folder stays: the sandbox's access is to it
         if self.media_dir is not None:
             _remove_folder(self.media_dir)
@@ -173,6 +191,8 @@ class Session:
                 (release or close_agent)(agent)
             except Exception:
                 logger.exception("closing a conversation's agent failed")
+        if self.keep_files:  # the stored chat still shows these files
+            return
         _remove_folder(self.upload_dir)
         if self.media_dir is not None:
             _remove_folder(self.media_dir)

@@ -3,7 +3,9 @@
 A conversation is keyed by an unguessable id that the browser keeps (`gr.BrowserState`), not by
 the page's session hash, so a reload finds the same agent. Closing the page starts a grace
 period instead of evicting at once; idle conversations and those beyond a cap are evicted
-too. Eviction closes the agent's executor and deletes the conversation's upload folder.
+too. Eviction closes the agent's executor and deletes the conversation's upload folder; with a
+conversation store attached (`resume`, `keep_files`), eviction keeps the files and an id that is
+not live is brought back from the store under the same id (see `smolui.keeper`).
 """
 
 from __future__ import annotations
@@ -14,12 +16,15 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from smolui.session import Session, close_agent, is_conversation_id, new_conversation_id
 
 __all__ = [
+    "ConversationUnavailableError",
+    "Resumed",
     "Session",
     "SessionCapacityError",
     "SessionRegistry",
@@ -31,8 +36,31 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 
-class SessionCapacityError(RuntimeError):
+class ConversationUnavailableError(RuntimeError):
+    """A conversation cannot be opened now; the message says why, for the visitor."""
+
+
+class SessionCapacityError(ConversationUnavailableError):
     """Every agent slot is busy; the visitor must try again later."""
+
+
+@dataclass
+class Resumed:
+    """How to bring back a conversation that is not live (from the conversation store).
+
+    Args:
+        owner: Whose conversation it is.
+        folder: Its upload folder's name.
+        restore: Puts the stored memory into the freshly built agent.
+        files: Its uploaded files, for the side panel.
+        note: One line for the model on the next turn, or None.
+    """
+
+    owner: str
+    folder: str
+    restore: Callable[[Any], None]
+    files: list[Any] = field(default_factory=list)
+    note: str | None = None
 
 
 class SessionRegistry:
@@ -48,6 +76,10 @@ class SessionRegistry:
             idle one is evicted.
         clock: Monotonic clock, injectable for tests.
         media_root: Parent of the per-conversation media folders (None: no media folder).
+        resume: Looks up a conversation that is not live (evicted, restarted, another
+            replica) by id; returns how to bring it back, or None when it does not exist.
+            Raises `ConversationUnavailableError` when it exists but cannot be opened.
+        keep_files: Eviction leaves upload and media folders (a store still shows them).
     """
 
     def __init__(
@@ -59,6 +91,8 @@ class SessionRegistry:
         max_sessions: int = 32,
         clock: Callable[[], float] = time.monotonic,
         media_root: str | Path | None = None,
+        resume: Callable[[str], Resumed | None] | None = None,
+        keep_files: bool = False,
     ):
         self.factory = factory
         self.upload_root = Path(upload_root)
@@ -72,12 +106,19 @@ class SessionRegistry:
         self._sweeper: threading.Thread | None = None
         self._stop_sweeper = threading.Event()
         self._make_agent = _adapt_factory(factory)
+        self.resume = resume
+        self.keep_files = keep_files
 
     def __len__(self) -> int:
         return len(self._sessions)
 
     def __contains__(self, conversation_id: object) -> bool:
         return conversation_id in self._sessions
+
+    def sessions(self) -> list[Session]:
+        """The live conversations now (a copy: safe to iterate while others change)."""
+        with self._lock:
+            return list(self._sessions.values())
 
     def get(self, conversation_id: Any) -> Session | None:
         """The live conversation with this id, or None (unknown, evicted or forged).
@@ -103,14 +144,16 @@ class SessionRegistry:
             SessionCapacityError: The cap is reached and every conversation is busy.
         """
         self.sweep()
+        valid = is_conversation_id(conversation_id)
         evicted: list[Session] = []
+        resumed = None
+        if valid and self.resume is not None and conversation_id not in self._sessions:
+            resumed = self.resume(conversation_id)  # outside the lock: it reads the database
         with self._lock:
-            session = (
-                self._sessions.get(conversation_id) if is_conversation_id(conversation_id) else None
-            )
+            session = self._sessions.get(conversation_id) if valid else None
             if session is None:
                 evicted = self._make_room()
-                session = self._new_session()
+                session = self._new_session(conversation_id if resumed else None, resumed)
             session.closing_at = None
             session.touch()
             if page:
@@ -189,12 +232,15 @@ class SessionRegistry:
         self._sweeper = threading.Thread(target=loop, name="smolui-session-sweeper", daemon=True)
         self._sweeper.start()
 
-    def _new_session(self) -> Session:
-        conversation_id = new_conversation_id()
-        while conversation_id in self._sessions:  # 128 bits: never, but cheap to be sure
+    def _new_session(
+        self, conversation_id: str | None = None, resumed: Resumed | None = None
+    ) -> Session:
+        if conversation_id is None:
             conversation_id = new_conversation_id()
+            while conversation_id in self._sessions:  # 128 bits: never, but cheap to be sure
+                conversation_id = new_conversation_id()
         # The folder name is not the id: paths reach the model and the page, the id must not.
-        folder_name = secrets.token_hex(8)
+        folder_name = resumed.folder if resumed else secrets.token_hex(8)
         media = self.media_root / folder_name if self.media_root is not None else None
         session = Session(
             conversation_id,
@@ -202,7 +248,13 @@ class SessionRegistry:
             self._make_agent,
             media,
             clock=self.clock,
+            folder=folder_name,
+            keep_files=self.keep_files,
         )
+        if resumed is not None:
+            session.owner, session.restore = resumed.owner, resumed.restore
+            session.files, session.resume_note = list(resumed.files), resumed.note
+            session.saved_files = len(session.files)
         self._sessions[conversation_id] = session
         return session
 

@@ -11,6 +11,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from smolui.controls import CLEAR_CONFIRM_JS, retry_adapter, stop_adapter, stop_button
 from smolui.conversations import ConversationHandlers
 from smolui.export import write_export
 from smolui.handlers import ChatHandlers
@@ -51,15 +52,16 @@ def _turn_adapters(chat: ChatHandlers, conversations: ConversationHandlers) -> d
             shown,
             pending,
             gr.MultimodalTextbox(value=None, interactive=False) if busy else gr.MultimodalTextbox(),
+            stop_button(busy),
         )
 
     def run(pending: Any, history: list, conversation_id: Any, request: gr.Request):
         yield from chat.run_turn(pending, history, conversation_id, _page(request))
 
-    def after_turn(history: list, conversation_id: Any, store: Any) -> tuple:
-        store, choices = conversations.save(history, conversation_id, store)
+    def after_turn(conversation_id: Any, store: Any) -> tuple:
+        store, choices = conversations.refresh(conversation_id, store)
         return (store, gr.Radio(choices=choices, value=conversation_id), chat.side_panel(conversation_id),
-                gr.MultimodalTextbox(interactive=True))  # fmt: skip
+                gr.MultimodalTextbox(interactive=True), stop_button(False))  # fmt: skip
 
     return {"echo": echo, "run": run, "after_turn": after_turn}
 
@@ -75,21 +77,53 @@ def _conversation_adapters(
         return conversation_id, history, store, radio, chat.side_panel(conversation_id)
 
     def load(store: Any, request: gr.Request) -> tuple:
-        return opened(conversations.load(store, _page(request)))
+        # The message box opens only now: a message sent before the page knows its owner
+        # would start a conversation nobody owns (never saved, never listed).
+        loaded = opened(conversations.load(store, _page(request)))
+        return (*loaded, gr.MultimodalTextbox(interactive=True))
 
-    def new_chat(history: list, conversation_id: Any, store: Any, request: gr.Request) -> tuple:
-        result = conversations.new_chat(history, conversation_id, store, _page(request))
+    def new_chat(store: Any, request: gr.Request) -> tuple:
+        result = conversations.new_chat(store, _page(request))
         return (*opened(result), gr.MultimodalTextbox(interactive=True))
 
-    def switch(
-        wanted: Any, history: list, conversation_id: Any, store: Any, request: gr.Request
-    ) -> tuple:
-        return opened(conversations.switch(wanted, history, conversation_id, store, _page(request)))
+    def switch(wanted: Any, conversation_id: Any, store: Any, request: gr.Request) -> tuple:
+        return opened(conversations.switch(wanted, conversation_id, store, _page(request)))
 
     def unload(request: gr.Request) -> None:
         conversations.page_closed(_page(request))
 
-    return {"load": load, "new_chat": new_chat, "switch": switch, "unload": unload}
+    def follow(conversation_id: Any, request: gr.Request):
+        # Touches the controls only when it follows a turn: this event may run late, after
+        # the visitor already sent a message of their own.
+        yield gr.skip(), gr.skip(), gr.skip()  # gradio needs one update even when no turn runs
+        followed = False
+        for shown in chat.follow(conversation_id, _page(request)):
+            followed = True
+            yield shown, gr.MultimodalTextbox(interactive=False), stop_button(True)
+        if followed:
+            yield gr.skip(), gr.MultimodalTextbox(interactive=True), stop_button(False)
+
+    def listed(result: tuple, conversation_id: Any) -> tuple:
+        store, choices = result
+        return store, gr.Radio(choices=choices, value=conversation_id)
+
+    def search(query: Any, conversation_id: Any, store: Any) -> tuple:
+        return listed(
+            conversations.refresh(conversation_id, store, str(query or "")), conversation_id
+        )
+
+    def rename(title: Any, conversation_id: Any, store: Any) -> tuple:
+        return (*listed(conversations.rename(str(title or ""), conversation_id, store), conversation_id),
+                gr.Textbox(value=""))  # fmt: skip
+
+    def delete(conversation_id: Any, store: Any, request: gr.Request) -> tuple:
+        return opened(conversations.delete(conversation_id, store, _page(request)))
+
+    def delete_all(store: Any, request: gr.Request) -> tuple:
+        return opened(conversations.delete_all(store, _page(request)))
+
+    return {"load": load, "new_chat": new_chat, "switch": switch, "unload": unload, "follow": follow,
+            "search": search, "rename": rename, "delete": delete, "delete_all": delete_all}  # fmt: skip
 
 
 def adapters(chat: ChatHandlers, conversations: ConversationHandlers) -> dict[str, Callable]:
@@ -102,8 +136,8 @@ def adapters(chat: ChatHandlers, conversations: ConversationHandlers) -> dict[st
         conversations: Load, new chat, switch, save and unload handlers.
     """
     handlers = {**_turn_adapters(chat, conversations), **_conversation_adapters(chat, conversations),
-                "retry": chat.retry, "stop": chat.stop, "clear": chat.clear}  # fmt: skip
-    unwrapped = ("run", "unload")
+                "retry": retry_adapter(chat), "stop": stop_adapter(chat), "clear": chat.clear}  # fmt: skip
+    unwrapped = ("run", "unload", "follow")
     return {name: fn if name in unwrapped else safe(fn) for name, fn in handlers.items()}
 
 
@@ -128,31 +162,43 @@ def wire(
     turn = dict(concurrency_limit=concurrency, concurrency_id="turn", show_progress="hidden")
     after = (
         fn["after_turn"],
-        [ui.chatbot, ui.conversation_id, ui.store],
-        [ui.store, ui.conversations, ui.panel, ui.textbox],
+        [ui.conversation_id, ui.store],
+        [ui.store, ui.conversations, ui.panel, ui.textbox, ui.stop],
     )
     opened = [ui.conversation_id, ui.chatbot, ui.store, ui.conversations, ui.panel]
 
-    (ui.textbox.submit(fn["echo"], [ui.textbox, ui.chatbot], [ui.chatbot, ui.pending, ui.textbox], queue=False)
+    (ui.textbox.submit(fn["echo"], [ui.textbox, ui.chatbot], [ui.chatbot, ui.pending, ui.textbox, ui.stop], queue=False)
         .then(fn["run"], run_inputs, [ui.chatbot, ui.conversation_id], **turn)
         .then(*after, queue=False))  # fmt: skip
-    (ui.retry.click(fn["retry"], [ui.chatbot, ui.conversation_id], [ui.chatbot, ui.pending], queue=False)
+    # Queued (without a limit) so its "nothing to retry" notice can reach the page.
+    (ui.retry.click(fn["retry"], [ui.chatbot, ui.conversation_id], [ui.chatbot, ui.pending, ui.stop],
+                    concurrency_limit=None, show_progress="hidden")
         .then(fn["run"], run_inputs, [ui.chatbot, ui.conversation_id], **turn)
         .then(*after, queue=False))  # fmt: skip
     ui.stop.click(fn["stop"], [ui.conversation_id], None, queue=False)
-    ui.clear.click(fn["clear"], [ui.conversation_id], [ui.chatbot], queue=False).then(
-        *after, queue=False
-    )
-    ui.new_chat.click(
-        fn["new_chat"],
-        [ui.chatbot, ui.conversation_id, ui.store],
-        [*opened, ui.textbox],
-        queue=False,
-    )
-    ui.conversations.input(fn["switch"], [ui.conversations, ui.chatbot, ui.conversation_id, ui.store], opened,
-                           queue=False)  # fmt: skip
+    ui.clear.click(
+        fn["clear"], [ui.conversation_id], [ui.chatbot], queue=False, js=CLEAR_CONFIRM_JS
+    ).then(*after, queue=False)
+    ui.new_chat.click(fn["new_chat"], [ui.store], [*opened, ui.textbox], queue=False)
+    # A page that opens a conversation while its turn runs (reload, second tab) follows the turn.
+    follow = (fn["follow"], [ui.conversation_id], [ui.chatbot, ui.textbox, ui.stop])
+    follow_options = dict(concurrency_limit=None, show_progress="hidden")
+    ui.conversations.input(fn["switch"], [ui.conversations, ui.conversation_id, ui.store], opened,
+                           queue=False).then(*follow, **follow_options)  # fmt: skip
+    _wire_manage(ui, fn, opened)
     for button, fmt in ((ui.export_md, "md"), (ui.export_json, "json")):
         export = safe(lambda history, fmt=fmt: str(write_export(history or [], fmt, model_label())))
         button.click(export, [ui.chatbot], [ui.export_file])
-    ui.demo.load(fn["load"], [ui.store], opened, queue=False)
+    (ui.demo.load(fn["load"], [ui.store], [*opened, ui.textbox], queue=False)
+        .then(*follow, **follow_options))  # fmt: skip
     ui.demo.unload(fn["unload"])
+
+
+def _wire_manage(ui: Layout, fn: dict[str, Callable], opened: list) -> None:
+    """Search, rename, delete and delete-all of the conversation list."""
+    listed = [ui.store, ui.conversations]
+    ui.search.change(fn["search"], [ui.search, ui.conversation_id, ui.store], listed, queue=False)
+    ui.rename.click(fn["rename"], [ui.title, ui.conversation_id, ui.store], [*listed, ui.title],
+                    queue=False)  # fmt: skip
+    ui.delete.click(fn["delete"], [ui.conversation_id, ui.store], opened, queue=False)
+    ui.delete_all.click(fn["delete_all"], [ui.store], opened, queue=False)

@@ -42,6 +42,9 @@ class ScriptedApp:
         from smolui.settings import Settings
 
         self.port = free_port()
+        settings.setdefault(
+            "data_dir", str(Path(upload_root).parent / f"{Path(upload_root).name}-data")
+        )
         self.settings = Settings(
             model="scripted", executor=executor, host="127.0.0.1", port=self.port,
             upload_folder=str(upload_root), concurrency=8, **settings,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -86,7 +87,7 @@ def test_second_turn_remembers_the_first(app, new_page):
     assert not [k for k in keys if k.startswith("gradio:run-history")], (
         "gradio's run history (a second, growing copy of every call's chat) is off"
     )
-    assert any("smolui" in k for k in keys), "the conversation list itself is stored"
+    assert any("smolui" in k for k in keys), "the owner key and current conversation are stored"
 
 
 def test_two_browser_contexts_are_isolated(app, new_page):
@@ -123,6 +124,9 @@ def test_stop_mid_run_stops_model_calls_and_the_next_message_works(app, new_page
     send(page, "Start a long job.")
     expect(step_title(page, "Step 1").locator(".loading-spinner")).to_be_visible()
     agent = app.agents[-1]
+    deadline = time.monotonic() + 15  # the step shows at once; its model call starts after
+    while not agent.model.calls and time.monotonic() < deadline:  # the agent is ready
+        time.sleep(0.05)
     page.locator(".stop-button").click()
     expect(bot(page, "Stopped.")).to_be_visible(timeout=2_500)  # before the model call ends
     expect(page.locator(f"{CHAT} sub", has_text="stopped")).to_be_visible()
@@ -145,6 +149,7 @@ def test_clear_resets_memory(app, new_page):
     send(page, "Remember mango.")
     wait_turn_done(page)
     agent = app.agents[-1]
+    page.once("dialog", lambda dialog: dialog.accept())  # Clear asks first
     page.locator(".clear-button").click()
     expect(page.locator(f'{CHAT} [data-testid="user"]')).to_have_count(0)
     send(page, "Which fruit did I say?")

@@ -1,0 +1,310 @@
+"""Between live conversations and the conversation store: save after turns, resume anywhere.
+
+The store is the source of truth; a live agent is a cache. A conversation whose agent is not
+in memory (evicted, server restarted, another replica) is rebuilt from its stored memory; only
+the code's variables cannot come back, and the model is told so in one line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agents.memory import ActionStep
+from agents.memory_io import FolderImageStore, MemoryFormatError, steps_from_data, steps_to_data
+from smolui import transcripts
+from smolui.sessions import ConversationUnavailableError, Resumed, Session
+from smolui.store import (
+    ConversationStore,
+    ConversationSummary,
+    CorruptConversationError,
+    StoredConversation,
+    UploadInfo,
+)
+
+logger = logging.getLogger(__name__)
+
+RESUME_NOTE_FOR_MODEL = (
+    "(Note: the Python session was restarted since the last message, so variables defined "
+    "earlier are gone; define again what you need.)"
+)
+RETRY_S = 10.0  # seconds between attempts to save what the database refused
+_LABELS = {"pdf": "PDF", "docx": "Word document", "text": "text file", "image": "image"}
+
+
+class ConversationKeeper:
+    """Saves live conversations into the store and brings stored ones back.
+
+    Args:
+        store: The conversation store.
+        allowed_roots: Folders whose files a stored chat may show (gradio's cache, media).
+        retry_s: Seconds between attempts to save a conversation the database refused.
+    """
+
+    def __init__(
+        self,
+        store: ConversationStore,
+        allowed_roots: Callable[[], list[str]],
+        retry_s: float = RETRY_S,
+    ):
+        self.store = store
+        self.allowed_roots = allowed_roots
+        self.retry_s = retry_s
+        self._unsaved: dict[str, tuple[Session, list[dict[str, Any]], str]] = {}
+        self._retry_lock = threading.Lock()
+        self._retrying = False
+
+    def _roots(self) -> list[str]:
+        return [str(Path(root).resolve()) for root in self.allowed_roots()]
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def find(self, owner: str, conversation_id: str) -> StoredConversation | None:
+        """The owner's stored conversation, or None (unknown, or someone else's).
+
+        Args:
+            owner: Who asks.
+            conversation_id: Which conversation.
+
+        Raises:
+            ConversationUnavailableError: It is stored but damaged.
+        """
+        try:
+            return self.store.get(owner, conversation_id)
+        except CorruptConversationError as error:
+            raise ConversationUnavailableError(str(error)) from None
+
+    def chat(self, record: StoredConversation) -> list[dict[str, Any]]:
+        """The stored chat, safe to show (files that are gone become a short note).
+
+        Args:
+            record: A stored conversation.
+        """
+        return transcripts.sanitize_messages(record.messages, self._roots())
+
+    def list(self, owner: str, query: str = "") -> list[ConversationSummary]:
+        """The owner's conversations, newest first (filtered by `query`).
+
+        Args:
+            owner: Whose.
+            query: Search words.
+        """
+        return self.store.list(owner, query)
+
+    def resume(self, conversation_id: str, owner: str | None = None) -> Resumed | None:
+        """How to bring back a stored conversation (for `SessionRegistry(resume=...)`).
+
+        Args:
+            conversation_id: Which conversation (from the page's server-side state, or
+                already checked against its owner).
+            owner: When given, only this owner's conversation is found.
+
+        Raises:
+            ConversationUnavailableError: It is stored but its data is damaged.
+        """
+        record = self._by_id(conversation_id, owner)
+        if record is None:
+            return None
+        images = FolderImageStore(self.store.image_dir(record.folder))
+        try:
+            steps = steps_from_data(record.memory, images) if record.memory else []
+        except MemoryFormatError as error:
+            raise ConversationUnavailableError(
+                f"This conversation's stored memory is damaged and cannot be opened ({error})."
+            ) from None
+        uses_code = any(isinstance(s, ActionStep) and s.code_action for s in steps)
+
+        def restore(agent: Any) -> None:
+            agent.memory.steps = list(steps)
+
+        upload_dir = self.store.upload_dir(record.folder)
+        return Resumed(owner=record.owner, folder=record.folder, restore=restore,
+                       files=[_accepted(u, upload_dir) for u in record.uploads],
+                       note=RESUME_NOTE_FOR_MODEL if uses_code else None)  # fmt: skip
+
+    def _by_id(self, conversation_id: str, owner: str | None) -> StoredConversation | None:
+        owner = owner if owner is not None else self.store.owner_of(conversation_id)
+        return self.find(owner, conversation_id) if owner else None
+
+    # -- writing ----------------------------------------------------------------------------
+
+    def save(self, session: Session, chat: list[dict[str, Any]], state: str = "done") -> bool:
+        """Save a live conversation: its chat, its agent's memory and new uploads.
+
+        Returns False when it could not be saved: no owner yet, someone else's id, or the
+        database is unreachable (then the save is retried every `retry_s` seconds until it
+        succeeds or a newer save replaces it).
+
+        Args:
+            session: The live conversation.
+            chat: The chat as the page shows it.
+            state: Its turn state ("running", "done", "stopped", "failed", "idle").
+        """
+        outcome = self._write(session, chat, state)
+        with self._retry_lock:
+            if outcome == "failed":
+                self._unsaved[session.id] = (session, chat, state)
+                if not self._retrying:
+                    self._retrying = True
+                    threading.Thread(target=self._retry, name="smolui-save-retry",
+                                     daemon=True).start()  # fmt: skip
+            else:
+                self._unsaved.pop(session.id, None)
+        return outcome == "saved"
+
+    def _retry(self) -> None:
+        """Save the conversations a failed save left behind, until every one is saved."""
+        while True:
+            time.sleep(self.retry_s)
+            with self._retry_lock:
+                pending = list(self._unsaved.values())
+            for session, chat, state in pending:
+                if self._write(session, chat, state) != "failed":
+                    logger.info("saved a conversation after the database came back")
+                    with self._retry_lock:
+                        if self._unsaved.get(session.id, (None,))[0] is session:
+                            del self._unsaved[session.id]
+            with self._retry_lock:
+                if not self._unsaved:
+                    self._retrying = False
+                    return
+
+    def _write(self, session: Session, chat: list[dict[str, Any]], state: str) -> str:
+        """Write one conversation: "saved", "refused" (no owner, someone else's) or "failed"."""
+        if session.owner is None:
+            return "refused"
+        from sqlalchemy.exc import SQLAlchemyError
+
+        new_files = session.files[session.saved_files :]
+        try:
+            saved = self.store.save(
+                session.owner, session.id, folder=session.folder,
+                messages=transcripts.sanitize_messages(chat, self._roots()),
+                memory=self._memory(session), turn_state=state,
+                uploads=[_upload_info(f, session.upload_dir) for f in new_files],
+                forget_uploads=session.saved_files == 0,
+            )  # fmt: skip
+        except (SQLAlchemyError, OSError):
+            logger.warning("could not save a conversation", exc_info=True)
+            return "failed"
+        if not saved:
+            return "refused"
+        session.saved_files = len(session.files)
+        return "saved"
+
+    def _memory(self, session: Session) -> dict[str, Any] | None:
+        if not session.has_agent:
+            return None
+        images = FolderImageStore(self.store.image_dir(session.folder))
+        return steps_to_data(list(session.agent.memory.steps), images)
+
+    def rename(self, owner: str, conversation_id: str, title: str) -> bool:
+        """Rename the owner's conversation.
+
+        Args:
+            owner: Who asks.
+            conversation_id: Which conversation.
+            title: The new title.
+        """
+        return self.store.rename(owner, conversation_id, title)
+
+    def delete(self, owner: str, conversation_id: str) -> bool:
+        """Delete the owner's conversation, its memory and files.
+
+        Args:
+            owner: Who asks.
+            conversation_id: Which conversation.
+        """
+        return self.store.delete(owner, conversation_id)
+
+    def delete_all(self, owner: str) -> int:
+        """Delete every conversation of the owner.
+
+        Args:
+            owner: Whose.
+        """
+        return self.store.delete_all(owner)
+
+
+def _upload_info(item: Any, upload_dir: Path) -> UploadInfo:
+    path = Path(item.stored_path)
+    try:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        relative = str(path.resolve().relative_to(upload_dir.resolve()))
+    except (OSError, ValueError):
+        digest, relative = "", path.name
+    return UploadInfo(name=item.display_name, kind=item.kind, size=item.size, sha256=digest,
+                      path=relative, pages=item.pages,
+                      rows=item.table.rows if item.table is not None else None)  # fmt: skip
+
+
+def _accepted(info: UploadInfo, upload_dir: Path) -> Any:
+    from smolui.uploads.ingest import AcceptedFile
+
+    return AcceptedFile(display_name=info.name, stored_path=upload_dir / info.path,
+                        kind=info.kind, label=_LABELS.get(info.kind, info.kind), size=info.size,
+                        pages=info.pages)  # fmt: skip
+
+
+def attach_store(
+    registry: Any, settings: Any, allowed_roots: Callable[[], list[str]], store: Any = None
+) -> ConversationKeeper:
+    """Open the conversation store for these settings and let `registry` resume from it.
+
+    Eviction then keeps files (the store deletes them with the conversation), stored
+    conversations come back under their own id, and old ones are purged when
+    `settings.retention_days` is set.
+
+    Args:
+        registry: The app's `SessionRegistry`.
+        settings: The app's `Settings` (data_dir, database_url, retention_days).
+        allowed_roots: Folders whose files a stored chat may show.
+        store: A ready `ConversationStore` instead of opening one from the settings.
+
+    Raises:
+        StoreUnavailableError: The database cannot be reached or migrated.
+    """
+    from smolui.store import open_store
+
+    if store is None:
+        store = open_store(settings.data_dir, settings.database_url, registry.upload_root)
+    if registry.media_root is not None:
+        store.extra_file_roots.append(registry.media_root)
+    keeper = ConversationKeeper(store, allowed_roots)
+    registry.resume = keeper.resume
+    registry.keep_files = True
+    if settings.retention_days:
+        start_retention(store, settings.retention_days)
+    return keeper
+
+
+def start_retention(store: ConversationStore, days: float, interval_s: float = 3600.0) -> Any:
+    """Delete conversations untouched for `days` days now, then every `interval_s` seconds.
+
+    Args:
+        store: The conversation store.
+        days: Age limit in days.
+        interval_s: Seconds between purges.
+    """
+
+    def purge_forever() -> None:
+        while True:
+            try:
+                removed = store.purge_older_than(days)
+                if removed:
+                    logger.info("retention: deleted %d conversations older than %s days",
+                                removed, days)  # fmt: skip
+            except Exception:
+                logger.exception("retention purge failed")
+            if stop.wait(interval_s):
+                return
+
+    stop = threading.Event()
+    thread = threading.Thread(target=purge_forever, name="smolui-retention", daemon=True)
+    thread.start()
+    return stop

@@ -1,0 +1,378 @@
+"""`ConversationStore`: conversations kept in a database, each served only to its owner.
+
+Every read and write names the owner; a conversation id that is unknown, or that belongs to
+someone else, reads as missing. The data folder holds each conversation's files in folders
+named by the conversation's `folder`, never by its id.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.orm import Session, sessionmaker
+
+from smolui.store import search
+from smolui.store.schema import TITLE_CHARS, Conversation, Upload
+
+logger = logging.getLogger(__name__)
+
+SEARCH_TEXT_CHARS = 200_000
+DEFAULT_TITLE = "New conversation"
+_FOLDER = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class CorruptConversationError(RuntimeError):
+    """A stored conversation cannot be read back; other conversations are unaffected."""
+
+
+@dataclass(frozen=True)
+class UploadInfo:
+    """What is kept about one uploaded file.
+
+    Args:
+        name: The name shown to the user.
+        kind: "pdf", "docx", "text", "image", ...
+        size: Bytes.
+        sha256: Hex digest of the content.
+        path: Where it is, relative to the conversation's upload folder.
+        pages: Pages (documents), or None.
+        rows: Rows (tables), or None.
+    """
+
+    name: str
+    kind: str
+    size: int
+    sha256: str
+    path: str
+    pages: int | None = None
+    rows: int | None = None
+
+
+@dataclass(frozen=True)
+class StoredConversation:
+    """One conversation as stored: its chat, its agent's memory and its files.
+
+    Args:
+        id: The conversation id.
+        owner: Its owner's key.
+        title: Shown in the conversation list.
+        created: When it started (UTC).
+        updated: When it last changed (UTC).
+        folder: Name of its folders in the data folder.
+        messages: The chat as the page renders it.
+        memory: The agent's memory (`agents.memory_io` data), or None.
+        turn_state: "idle", "running", "done", "stopped" or "failed".
+        uploads: Its uploaded files.
+    """
+
+    id: str
+    owner: str
+    title: str
+    created: datetime
+    updated: datetime
+    folder: str
+    messages: list[dict[str, Any]]
+    memory: dict[str, Any] | None
+    turn_state: str
+    uploads: list[UploadInfo] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ConversationSummary:
+    """A line of the conversation list."""
+
+    id: str
+    title: str
+    updated: datetime
+
+
+class ConversationStore:
+    """Conversations in a database, files in a data folder.
+
+    Args:
+        engine: A migrated SQLAlchemy engine (see `smolui.store.open_store`).
+        data_dir: The data folder (memory images, and uploads unless `upload_root` is given).
+        upload_root: Parent of the conversations' upload folders (default: `data_dir/uploads`).
+    """
+
+    def __init__(self, engine: Any, data_dir: str | Path, upload_root: str | Path | None = None):
+        self.engine = engine
+        self.data_dir = Path(data_dir)
+        self._upload_root = Path(upload_root) if upload_root else self.data_dir / "uploads"
+        # Parents of other per-conversation folders deleted with it (e.g. produced media).
+        self.extra_file_roots: list[Path] = []
+        self._sessions = sessionmaker(engine, expire_on_commit=False)
+
+    # -- folders ----------------------------------------------------------------------------
+
+    @property
+    def upload_root(self) -> Path:
+        """Parent of every conversation's upload folder."""
+        return self._upload_root
+
+    def upload_dir(self, folder: str) -> Path:
+        """A conversation's upload folder.
+
+        Args:
+            folder: The conversation's folder name.
+        """
+        return self.upload_root / folder
+
+    def image_dir(self, folder: str) -> Path:
+        """Where a conversation's memory images are kept.
+
+        Args:
+            folder: The conversation's folder name.
+        """
+        return self.data_dir / "memory-images" / folder
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def get(self, owner: str, conversation_id: str) -> StoredConversation | None:
+        """The conversation if it exists and belongs to `owner`, else None.
+
+        Args:
+            owner: Who asks.
+            conversation_id: Which conversation.
+
+        Raises:
+            CorruptConversationError: The row exists but cannot be read back.
+        """
+        with self._sessions() as session:
+            row = session.get(Conversation, conversation_id)
+            if row is None or row.owner != owner:
+                return None
+            try:
+                return _record(row)
+            except (ValueError, TypeError, KeyError) as error:
+                raise CorruptConversationError(
+                    f"This conversation's stored data is damaged and cannot be opened ({error})."
+                ) from None
+
+    def owner_of(self, conversation_id: str) -> str | None:
+        """Who owns a conversation (None: unknown). For server-side lookups only: an id the
+        browser chose is always checked with `get(owner, id)` instead.
+
+        Args:
+            conversation_id: Which conversation.
+        """
+        with self._sessions() as session:
+            return session.scalar(
+                select(Conversation.owner).where(Conversation.id == conversation_id)
+            )
+
+    def list(self, owner: str, query: str = "", limit: int = 100) -> list[ConversationSummary]:
+        """The owner's conversations, newest first; with `query`, only those whose title or
+        messages contain every word of it.
+
+        Args:
+            owner: Whose conversations.
+            query: Words to search for ("" lists everything).
+            limit: Most conversations returned.
+        """
+        columns = (Conversation.id, Conversation.title, Conversation.updated_at)
+        statement = select(*columns).where(Conversation.owner == owner)
+        condition = search.matching(self.engine.dialect.name, query)
+        if condition is not None:
+            statement = statement.where(condition)
+        statement = statement.order_by(Conversation.updated_at.desc()).limit(limit)
+        with self._sessions() as session:
+            rows = session.execute(statement).all()
+        return [ConversationSummary(r.id, r.title, _utc(r.updated_at)) for r in rows]
+
+    # -- writing ----------------------------------------------------------------------------
+
+    def save(
+        self,
+        owner: str,
+        conversation_id: str,
+        *,
+        folder: str,
+        messages: list[dict[str, Any]],
+        memory: dict[str, Any] | None,
+        turn_state: str = "done",
+        uploads: Sequence[UploadInfo] = (),
+        forget_uploads: bool = False,
+    ) -> bool:
+        """Create or update a conversation. Returns False (and writes nothing) when the id
+        belongs to another owner.
+
+        Args:
+            owner: Who it belongs to.
+            conversation_id: Which conversation.
+            folder: Its folder name in the data folder.
+            messages: The chat as rendered.
+            memory: The agent's memory as data.
+            turn_state: The state of its last turn.
+            uploads: Files attached since the last save.
+            forget_uploads: Drop the uploads recorded so far first (the chat was cleared).
+        """
+        now = datetime.now(UTC)
+        with self._sessions.begin() as session:
+            row = session.get(Conversation, conversation_id, with_for_update=True)
+            if row is not None and row.owner != owner:
+                logger.warning("refused to save a conversation for an owner that is not its own")
+                return False
+            if row is None:
+                row = Conversation(id=conversation_id, owner=owner, created_at=now, folder=folder,
+                                   title=title_of(messages))  # fmt: skip
+                session.add(row)
+            elif row.title == DEFAULT_TITLE:
+                row.title = title_of(messages)
+            row.messages, row.memory, row.turn_state = messages, memory, turn_state
+            row.search_text, row.updated_at = text_of(messages), now
+            if forget_uploads:
+                row.uploads.clear()
+            row.uploads.extend(_upload_row(u, now) for u in uploads)
+        return True
+
+    def set_turn_state(self, owner: str, conversation_id: str, state: str) -> bool:
+        """Record the state of the running turn ("running", ...). Returns whether it exists.
+
+        Args:
+            owner: Its owner.
+            conversation_id: Which conversation.
+            state: The new state.
+        """
+        statement = (
+            update(Conversation)
+            .where(Conversation.id == conversation_id, Conversation.owner == owner)
+            .values(turn_state=state)
+        )
+        with self._sessions.begin() as session:
+            return session.execute(statement).rowcount > 0
+
+    def rename(self, owner: str, conversation_id: str, title: str) -> bool:
+        """Give a conversation a new title. Returns whether it was the owner's.
+
+        Args:
+            owner: Who asks.
+            conversation_id: Which conversation.
+            title: The new title (trimmed; empty keeps the old one).
+        """
+        title = " ".join(str(title).split())[:TITLE_CHARS]
+        if not title:
+            return False
+        statement = (
+            update(Conversation)
+            .where(Conversation.id == conversation_id, Conversation.owner == owner)
+            .values(title=title)
+        )
+        with self._sessions.begin() as session:
+            return session.execute(statement).rowcount > 0
+
+    def delete(self, owner: str, conversation_id: str) -> bool:
+        """Delete a conversation, its memory and its files. Returns whether it was the owner's.
+
+        Args:
+            owner: Who asks.
+            conversation_id: Which conversation.
+        """
+        return (
+            self._delete_where(Conversation.owner == owner, Conversation.id == conversation_id) > 0
+        )
+
+    def delete_all(self, owner: str) -> int:
+        """Delete every conversation of `owner` (and their files). Returns how many.
+
+        Args:
+            owner: Whose conversations.
+        """
+        return self._delete_where(Conversation.owner == owner)
+
+    def purge_older_than(self, days: float, now: datetime | None = None) -> int:
+        """Delete conversations not updated for `days` days (retention). Returns how many.
+
+        Args:
+            days: Age limit in days.
+            now: The current time (UTC); default now.
+        """
+        cutoff = (now or datetime.now(UTC)) - timedelta(days=days)
+        return self._delete_where(Conversation.updated_at < cutoff)
+
+    def _delete_where(self, *conditions: Any) -> int:
+        with self._sessions.begin() as session:
+            folders = session.scalars(select(Conversation.folder).where(*conditions)).all()
+            ids = select(Conversation.id).where(*conditions)
+            session.execute(delete(Upload).where(Upload.conversation_id.in_(ids)))
+            session.execute(delete(Conversation).where(*conditions))
+        for folder in folders:
+            if not _FOLDER.match(folder or ""):
+                continue  # a damaged row must never delete outside its own folders
+            shutil.rmtree(self.upload_dir(folder), ignore_errors=True)
+            shutil.rmtree(self.image_dir(folder), ignore_errors=True)
+            for root in self.extra_file_roots:
+                shutil.rmtree(root / folder, ignore_errors=True)
+        return len(folders)
+
+    def session(self) -> Session:
+        """A database session (for maintenance and tests)."""
+        return self._sessions()
+
+    def close(self) -> None:
+        """Release the database connections."""
+        self.engine.dispose()
+
+
+def title_of(messages: list[dict[str, Any]]) -> str:
+    """A title from the first thing the user wrote.
+
+    Args:
+        messages: The chat.
+    """
+    for message in messages:
+        content = message.get("content")
+        if message.get("role") == "user" and isinstance(content, str) and content.strip():
+            text = " ".join(content.split())
+            return text if len(text) <= 48 else text[:47] + "…"
+    return DEFAULT_TITLE
+
+
+def text_of(messages: list[dict[str, Any]]) -> str:
+    """The chat's plain text, for search.
+
+    Args:
+        messages: The chat.
+    """
+    parts = [m["content"] for m in messages if isinstance(m.get("content"), str)]
+    return "\n".join(parts)[:SEARCH_TEXT_CHARS]
+
+
+def _record(row: Conversation) -> StoredConversation:
+    messages = row.messages
+    if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+        raise ValueError("the stored chat is not a list of messages")
+    if row.memory is not None and not isinstance(row.memory, dict):
+        raise ValueError("the stored memory is not a mapping")
+    uploads = [UploadInfo(u.name, u.kind, u.size, u.sha256, u.path, u.pages, u.rows)
+               for u in row.uploads]  # fmt: skip
+    return StoredConversation(row.id, row.owner, row.title, _utc(row.created_at),
+                              _utc(row.updated_at), row.folder, messages, row.memory,
+                              row.turn_state, uploads)  # fmt: skip
+
+
+def _upload_row(info: UploadInfo, now: datetime) -> Upload:
+    return Upload(name=info.name[:255], kind=info.kind, size=info.size, sha256=info.sha256,
+                  path=info.path, pages=info.pages, rows=info.rows, created_at=now)  # fmt: skip
+
+
+def _utc(value: datetime) -> datetime:
+    """SQLite gives back naive datetimes; everything stored is UTC."""
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+__all__ = [
+    "ConversationStore",
+    "ConversationSummary",
+    "CorruptConversationError",
+    "StoredConversation",
+    "UploadInfo",
+]

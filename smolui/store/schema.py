@@ -1,0 +1,63 @@
+"""The tables: conversations (chat, memory, turn state) and their uploaded files.
+
+The migrations in `smolui/store/migrations` create exactly these; a change here needs a new
+migration (`alembic revision` against a scratch database, see the README).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, Text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+TITLE_CHARS = 200
+
+
+class Base(DeclarativeBase):
+    """Declarative base of the store's tables."""
+
+
+class Conversation(Base):
+    """One conversation, as its owner sees it and as its agent remembers it."""
+
+    __tablename__ = "conversations"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    owner: Mapped[str] = mapped_column(String(128), index=True)
+    title: Mapped[str] = mapped_column(String(TITLE_CHARS), default="New conversation")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    # Name of the conversation's folders in the data folder (uploads, memory images). Not the
+    # id: folder paths reach the model and the page, the id must stay a secret.
+    folder: Mapped[str] = mapped_column(String(64))
+    messages: Mapped[Any] = mapped_column(JSON, default=list)  # the chat as rendered
+    memory: Mapped[Any] = mapped_column(JSON, nullable=True)  # agents.memory_io data
+    turn_state: Mapped[str] = mapped_column(String(16), default="idle")
+    search_text: Mapped[str] = mapped_column(Text, default="")  # for full-text search
+
+    uploads: Mapped[list[Upload]] = relationship(
+        back_populates="conversation", cascade="all, delete-orphan", passive_deletes=True
+    )
+
+
+class Upload(Base):
+    """A file the owner attached; the bytes live in the data folder."""
+
+    __tablename__ = "uploads"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    conversation_id: Mapped[str] = mapped_column(
+        ForeignKey("conversations.id", ondelete="CASCADE"), index=True
+    )
+    name: Mapped[str] = mapped_column(String(255))
+    kind: Mapped[str] = mapped_column(String(32))
+    size: Mapped[int] = mapped_column(Integer)
+    sha256: Mapped[str] = mapped_column(String(64))
+    pages: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    rows: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    path: Mapped[str] = mapped_column(String(512))  # relative to the conversation's folder
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+    conversation: Mapped[Conversation] = relationship(back_populates="uploads")

@@ -1,0 +1,58 @@
+"""The app as its own process (so a test can `kill -9` it), with a scripted model that answers
+by task and appends every call's messages to a JSON-lines file.
+
+    python -m tests.e2e.restart_app PORT DATA_DIR CALLS_FILE [DATABASE_URL]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+RULES = {
+    "teal": "<code>\nfavourite = 'teal'\nfinal_answer('Noted teal.')\n</code>",
+    "Which colour": "<code>\nfinal_answer('You named a colour earlier.')\n</code>",
+}
+
+
+def scripted_reply(calls_file: Path):
+    """A reply function: records the messages, answers by the latest task."""
+    from agents.models.messages import content_text
+
+    def reply(messages: list[dict[str, Any]]) -> str:
+        texts = [content_text(m.get("content")) for m in messages]
+        with calls_file.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(texts) + "\n")
+        latest = next((t for t in reversed(texts) if "New task:" in t), "")
+        for keyword, answer in RULES.items():
+            if keyword in latest:
+                return answer
+        return "<code>\nfinal_answer('no rule')\n</code>"
+
+    return reply
+
+
+def main(argv: list[str]) -> None:
+    port, data_dir, calls_file = int(argv[0]), Path(argv[1]), Path(argv[2])
+    database_url = argv[3] if len(argv) > 3 else None
+    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    from agents.code_agent import CodeAgent
+    from agents.models.scripted import ScriptedModel
+    from smolui.gradio_ui import GradioUI
+    from smolui.settings import Settings
+
+    def make_agent() -> CodeAgent:
+        model = ScriptedModel([scripted_reply(calls_file)], loop=True)
+        return CodeAgent([], model, executor_type="local", verbosity_level=-1)
+
+    settings = Settings(model="scripted", executor="local", host="127.0.0.1", port=port,
+                        upload_folder=str(data_dir / "uploads"), data_dir=str(data_dir),
+                        database_url=database_url)  # fmt: skip
+    GradioUI(make_agent, settings=settings, model_label=lambda: "scripted").launch(quiet=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
