@@ -15,6 +15,8 @@ HEAVY = [
     "huggingface_hub",
     "PIL",
     "mcp",
+    "opentelemetry",
+    "prometheus_client",
 ]
 
 

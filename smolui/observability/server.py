@@ -1,0 +1,161 @@
+"""The served app: FastAPI with `/healthz`, `/readyz` and `/metrics`, and gradio mounted at `/`.
+
+`serve` runs it with uvicorn in a background thread, the way gradio's own `launch` does, so
+`GradioUI.launch` can return at once (`prevent_thread_lock=True`) or block until Ctrl+C.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any
+
+from smolui.observability.health import ReadinessCheck, liveness, readiness
+
+logger = logging.getLogger(__name__)
+
+START_TIMEOUT_S = 60.0
+SHUTDOWN_GRACE_S = 1.0
+# `Blocks.launch` options that `gr.mount_gradio_app` also takes; `GradioUI.launch` falls
+# back to gradio's own server for any other option (e.g. a share link).
+MOUNT_OPTIONS = frozenset({
+    "server_name", "server_port", "footer_links", "run_history", "app_kwargs", "auth",
+    "auth_message", "auth_dependency", "root_path", "allowed_paths", "blocked_paths",
+    "favicon_path", "show_error", "max_file_size", "ssr_mode", "node_server_name", "node_port",
+    "enable_monitoring", "pwa", "i18n", "mcp_server", "theme", "css", "css_paths", "js",
+    "head", "head_paths",
+})  # fmt: skip
+SERVER_OPTIONS = frozenset({"quiet", "prevent_thread_lock"})
+
+
+def can_mount(options: dict[str, Any]) -> bool:
+    """True when every launch option can be honoured by the mounted app.
+
+    Args:
+        options: The keyword arguments given to `launch`.
+    """
+    return set(options) <= MOUNT_OPTIONS | SERVER_OPTIONS
+
+
+def build_app(demo: Any, metrics: Any, checks: dict[str, ReadinessCheck], **options: Any) -> Any:
+    """A FastAPI app serving the health routes, `/metrics`, and the gradio Blocks at `/`.
+
+    Args:
+        demo: The `gr.Blocks` (queued).
+        metrics: The app's `AppMetrics`.
+        checks: Readiness checks for `/readyz`.
+        **options: Passed to `gr.mount_gradio_app` (auth, blocked_paths, max_file_size...).
+    """
+    import gradio as gr
+    from fastapi import FastAPI
+    from fastapi.responses import JSONResponse, Response
+
+    app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
+
+    @app.get("/healthz", include_in_schema=False)
+    def healthz() -> JSONResponse:
+        status, body = liveness()
+        return JSONResponse(body, status_code=status)
+
+    @app.get("/readyz", include_in_schema=False)
+    def readyz() -> JSONResponse:
+        status, body = readiness(checks)
+        return JSONResponse(body, status_code=status)
+
+    @app.get("/metrics", include_in_schema=False)
+    def metrics_route() -> Response:
+        body, content_type = metrics.render()
+        return Response(body, media_type=content_type)
+
+    # Routes match in order: the three above come before gradio's mount at "/".
+    return gr.mount_gradio_app(app, demo, path="/", **options)
+
+
+class AppServer:
+    """Serves an ASGI app with uvicorn in a daemon thread.
+
+    Args:
+        app: The ASGI app.
+        host: Interface to listen on.
+        port: Port to listen on.
+    """
+
+    def __init__(self, app: Any, host: str, port: int):
+        import uvicorn
+
+        self.host, self.port = host, port
+        # Open event streams (pages, API clients) would hold a graceful shutdown for ever.
+        config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on",
+                                timeout_graceful_shutdown=SHUTDOWN_GRACE_S)  # fmt: skip
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._run, name="smolui-http", daemon=True)
+
+    def _run(self) -> None:
+        try:
+            self._server.run()
+        except (Exception, SystemExit):  # uvicorn exits when it cannot bind; `start` reports it
+            logger.debug("the HTTP server stopped", exc_info=True)
+
+    @property
+    def url(self) -> str:
+        """The local address, e.g. http://127.0.0.1:7860/."""
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
+        return f"http://{host}:{self.port}/"
+
+    def start(self) -> AppServer:
+        """Start serving; return once the port accepts connections.
+
+        Raises:
+            OSError: The server could not start (e.g. the port is taken).
+        """
+        self._thread.start()
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise OSError(
+                    f"Cannot serve on {self.host}:{self.port} (is the port already in use?)."
+                )
+            time.sleep(0.02)
+        return self
+
+    def wait(self) -> None:
+        """Block until the server stops or Ctrl+C, then stop it."""
+        try:
+            while self._thread.is_alive():
+                self._thread.join(0.5)
+        except KeyboardInterrupt:
+            logger.info("stopping the server")
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Stop serving and wait for the server thread to end."""
+        self._server.should_exit = True
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(timeout=10)
+
+
+def serve(
+    demo: Any, metrics: Any, checks: dict[str, ReadinessCheck], options: dict[str, Any]
+) -> AppServer:
+    """Build the app and start serving it in the background.
+
+    Args:
+        demo: The queued `gr.Blocks`.
+        metrics: The app's `AppMetrics`.
+        checks: Readiness checks.
+        options: `launch` options (see `can_mount`); `quiet` silences the address line.
+    """
+    options = dict(options)
+    quiet = bool(options.pop("quiet", False))
+    options.pop("prevent_thread_lock", None)
+    options.setdefault("show_error", False)  # as `Blocks.launch`: no exception text in toasts
+    host = options.get("server_name") or "127.0.0.1"
+    port = int(options.get("server_port") or 7860)
+    server = AppServer(build_app(demo, metrics, checks, **options), host, port).start()
+    if not quiet:
+        print(f"* Running on local URL:  {server.url}", flush=True)
+        print(f"* Health: {server.url}healthz  readiness: {server.url}readyz  metrics: "
+              f"{server.url}metrics", flush=True)  # fmt: skip
+    return server
