@@ -37,6 +37,7 @@ from smolui.render import (
     render_tool_call,
     thought_text,
 )
+from smolui.step_summary import turn_outcome
 
 
 @dataclass
@@ -72,6 +73,7 @@ class TurnView:
         self.steps = 0
         self.usage = TokenUsage()
         self.answered = False
+        self.finished: list[ActionStep] = []
         self._block: _Block | None = None
         self._blocks = 0
         self._next_step = 1
@@ -119,9 +121,10 @@ class TurnView:
         """
         self._settle(state)
         if note:
-            icon = {"stopped": "⏹️", "failed": "⚠️"}.get(state, "ℹ️")
+            icon = {"stopped": "■", "failed": "⚠"}.get(state, "ⓘ")
             self.messages.append(render_notice(note, icon))
-        self.messages.append(render_footer(self.steps, self.usage, seconds, state))
+        outcome = turn_outcome(state, self.finished, self.answered)
+        self.messages.append(render_footer(self.steps, self.usage, seconds, state, outcome))
 
     def _settle(self, state: str) -> None:
         block = self._block
@@ -141,7 +144,7 @@ class TurnView:
     # -- event handlers ----------------------------------------------------------------------
 
     def _title(self, number: int, what: str) -> str:
-        prefix = f"🤖 {self.label} · " if self.label else ""
+        prefix = f"{self.label} · " if self.label else ""
         return f"{prefix}Step {number} · {what}"
 
     def _started_block(self) -> _Block:
@@ -161,7 +164,7 @@ class TurnView:
 
     def _show_thought(self, block: _Block, text: str) -> None:
         """Put `text` in the step's thought child, creating it right after the step."""
-        thought = message(text, title="💭 Thought", id=f"{block.id}.t", parent_id=block.id)
+        thought = message(text, title="Thought", id=f"{block.id}.t", parent_id=block.id)
         following = self.messages[block.start + 1 : block.start + 2]
         if following and _meta_id(following[0]) == f"{block.id}.t":
             self.messages[block.start + 1] = thought
@@ -183,7 +186,7 @@ class TurnView:
         text = clip(str(output.observation or output.output or "").strip())
         if text:
             self.messages.append(
-                message(fenced(text, "text"), title=f"📤 {output.tool_call.name}",
+                message(fenced(text, "text"), title=f"Output of {output.tool_call.name}",
                         id=f"{block.id}.r{output.id}", parent_id=block.id)
             )  # fmt: skip
 
@@ -194,11 +197,10 @@ class TurnView:
         nested = self._nested_messages(block)
         rendered = render_action_step(step, block.id, self.files, nested)
         if self.label:
-            rendered[0]["metadata"]["title"] = (
-                f"🤖 {self.label} · {rendered[0]['metadata']['title']}"
-            )
+            rendered[0]["metadata"]["title"] = f"{self.label} · {rendered[0]['metadata']['title']}"
         self.messages[block.start :] = rendered
         self.steps += 1
+        self.finished.append(step)
         self.usage = self.usage + step.token_usage
         self._block = None
         self._next_step = step.step_number + 1

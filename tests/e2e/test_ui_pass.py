@@ -1,0 +1,198 @@
+"""The chat UI pass in Chromium: layout at 1400x900 and 400x800, steps that read like a
+notebook, controls that follow the turn's state, and axe-core accessibility checks.
+
+Screenshots go to tests/e2e/artifacts/ (git-ignored) for a person to look at.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from agents.models.scripted import ScriptedReply
+from tests.e2e.pages import CHAT, MESSAGE_BOX, bot, send, step_title, wait_turn_done
+from tests.e2e.test_chat import by_task
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[2]
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+SHOTS = Path(__file__).parent / "artifacts"
+WIDE = {"width": 1400, "height": 900}
+PHONE = {"width": 400, "height": 800}
+
+
+@pytest.fixture
+def open_page(browser):
+    """Opens the app in a fresh context of the given size and colour scheme."""
+    contexts = []
+
+    def open_(url: str, viewport: dict[str, int] = WIDE, dark: bool = False):
+        context = browser.new_context(viewport=viewport, color_scheme="dark" if dark else "light")
+        context.set_default_timeout(20_000)
+        contexts.append(context)
+        page = context.new_page()
+        page.goto(url + ("?__theme=dark" if dark else ""))
+        expect(page.locator(MESSAGE_BOX)).to_be_enabled(timeout=30_000)  # a cold first load
+        return page
+
+    yield open_
+    for context in contexts:
+        context.close()
+
+
+def shot(page, name: str) -> None:
+    """Save a screenshot once the chat has stopped moving (steps open with an animation)."""
+    SHOTS.mkdir(exist_ok=True)
+    page.wait_for_function(
+        """() => { const chat = document.querySelector('#chat [role=log]') || document.body;
+                   const size = chat.scrollHeight + ':' + chat.scrollTop;
+                   const same = window.__smoluiSize === size; window.__smoluiSize = size;
+                   return same; }""",
+        polling=250,
+    )
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
+
+
+def serious_violations(page) -> list[str]:
+    """axe-core's serious and critical WCAG A/AA findings on the page, as readable lines."""
+    if not AXE.exists():
+        pytest.skip("axe-core missing: run `npm ci` (scripts/install.sh --tests does)")
+    page.add_script_tag(path=str(AXE))
+    results = page.evaluate(
+        """async () => await axe.run(document, {
+            runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']},
+            resultTypes: ['violations']})"""
+    )
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} -> "
+        + "; ".join(
+            f"{node['target'][0]} [{node['failureSummary'][-120:]}]" for node in v["nodes"][:3]
+        )
+        for v in results["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+def slow_then_answer() -> list:
+    return by_task({"sum": [
+        ScriptedReply("Thought: add them up.\n<code>\nimport time\nvalues = [1, 2, 3]\n"
+                      "print('total', sum(values))\nprint('count', len(values))\ntime.sleep(2.5)\n"
+                      "</code>", delay=0.2, chunk_size=16),
+        ScriptedReply("<code>\nfinal_answer(f'The sum is {sum(values)}.')\n</code>", delay=0.2),
+    ]})  # fmt: skip
+
+
+@pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
+def test_empty_page_fits_the_screen_and_is_accessible(app, open_page, dark):
+    page = open_page(app.url, dark=dark)
+    examples = page.get_by_text("Summarize the attached report", exact=False).first
+    expect(examples).to_be_visible()
+    box = examples.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= WIDE["height"], "examples below the fold"
+    height = page.evaluate("document.documentElement.scrollHeight")
+    assert height <= WIDE["height"], f"the page is {height} px tall at 1400x900"
+    expect(page.locator(".stop-button")).to_be_disabled()
+    expect(page.locator(".export-file")).to_be_hidden()
+    shot(page, f"empty-{'dark' if dark else 'light'}")
+    found = serious_violations(page)
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
+def test_turn_reads_like_a_notebook(app, open_page, dark):
+    app.model_options = {"loop": True}
+    app.script = slow_then_answer
+    page = open_page(app.url, dark=dark)
+    send(page, "What is the sum of 1, 2 and 3?")
+    running = step_title(page, "Step 1")
+    expect(running.locator(".loading-spinner")).to_be_visible()
+    expect(page.locator(".stop-button")).to_be_enabled()
+    expect(running).to_have_attribute("data-elapsed", re.compile(r"^[1-9][0-9]*\.[0-9] s$"))
+    if not dark:
+        shot(page, "running-turn")
+    expect(bot(page, "The sum is 6.").last).to_be_visible()
+    wait_turn_done(page)
+    expect(page.locator(".stop-button")).to_be_disabled()
+    done = step_title(page, "Step 1 · ran code")
+    expect(done).to_contain_text("5 lines · printed 2 lines")  # what it did, folded
+    expect(page.locator(f"{CHAT} sub", has_text="answered · 2 steps")).to_be_visible()
+    done.click()
+    logs = page.locator(f"{CHAT} code.language-text", has_text="total 6")
+    expect(logs).to_be_visible()
+    expect(logs).not_to_contain_text("Execution logs:")
+    expect(page.locator(CHAT)).not_to_contain_text("Last output from code snippet")
+    code = page.locator(f"{CHAT} code.language-python", has_text="print('count', len(values))")
+    expect(code).to_be_visible()  # the step's code is one click away
+    expect(logs).to_be_visible()
+    shot(page, f"finished-turn-{'dark' if dark else 'light'}")
+    found = serious_violations(page)
+    assert not found, "\n".join(found)
+
+
+def test_long_error_lines_wrap_and_the_title_is_not_repeated(app, open_page):
+    app.model_options = {"loop": True}
+    app.script = lambda: by_task({"break": [
+        "<code>\nraise ValueError('x' * 30 + ' ' + 'a-very-long-token-' * 40)\n</code>",
+        "<code>\nfinal_answer('recovered')\n</code>",
+    ]})  # fmt: skip
+    page = open_page(app.url)
+    send(page, "break it")
+    wait_turn_done(page)
+    step_title(page, "Step 1").click()
+    error_title = page.locator(f"{CHAT} .thought-group > .title", has_text="raised an error")
+    expect(error_title).to_have_count(1)
+    error_title.click()
+    error = page.locator(f"{CHAT} code.language-text", has_text="a-very-long-token")
+    expect(error).to_be_visible()
+    wraps = error.evaluate("e => e.closest('pre').scrollWidth <= e.closest('pre').clientWidth + 1")
+    assert wraps, "a long error line scrolls sideways"
+
+
+def test_controls_follow_the_state(app, open_page):
+    app.model_options = {"loop": True}
+    app.script = lambda: by_task({
+        "hello": ["<code>\nfinal_answer('Hi there.')\n</code>"],
+        "long job": [ScriptedReply("Thought: thinking for a long time", delay=3.0)] * 5,
+    })  # fmt: skip
+    page = open_page(app.url)
+    expect(page.locator(".stop-button")).to_be_disabled()
+    page.locator(".retry-button").click()
+    expect(page.get_by_text("There is no message to retry yet.")).to_be_visible(timeout=15_000)
+    send(page, "hello")
+    wait_turn_done(page)
+    expect(page.locator(".export-file")).to_be_hidden()  # no empty box before an export...
+    page.locator(".export-md").click()
+    link = page.locator(".export-file a[download]")  # ...the file once made
+    expect(link).to_have_attribute("download", re.compile(r"^conversation-.*\.md$"))
+    expect(page.locator(".export-file")).to_be_visible()
+    page.once("dialog", lambda dialog: dialog.dismiss())  # Clear asks; "Cancel" keeps the chat
+    page.locator(".clear-button").click()
+    expect(bot(page, "Hi there.")).to_be_visible()
+    expect(page.locator(f'{CHAT} [data-testid="user"]')).to_have_count(1)
+    send(page, "long job")
+    expect(page.locator(".stop-button")).to_be_enabled(timeout=15_000)
+    page.keyboard.press("Escape")  # Esc stops
+    expect(page.locator(f"{CHAT} sub", has_text="stopped")).to_be_visible(timeout=20_000)
+    expect(page.locator(".stop-button")).to_be_disabled()
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.locator(".clear-button").click()
+    expect(page.locator(f'{CHAT} [data-testid="user"]')).to_have_count(0)
+
+
+def test_phone_sidebar_is_folded_and_nothing_scrolls_sideways(app, open_page):
+    app.model_options = {"loop": True}
+    app.script = lambda: by_task({"wide": [
+        "<code>\nprint('a-long-line-without-spaces-' * 12)\nfinal_answer('done')\n</code>"
+    ]})  # fmt: skip
+    page = open_page(app.url, viewport=PHONE)
+    expect(page.locator(".sidebar.open")).to_have_count(0)
+    send(page, "wide output please")
+    wait_turn_done(page)
+    step_title(page, "Step 1").click()
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], f"the page scrolls sideways on a phone ({width} px wide)"
+    shot(page, "mobile")

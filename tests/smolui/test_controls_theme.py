@@ -1,0 +1,56 @@
+"""Controls that follow the turn's state, and the page styles given at launch (no browser)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import gradio
+import pytest
+
+from smolui.controls import (
+    CLEAR_CONFIRM_JS,
+    CLEAR_QUESTION,
+    NOTHING_RUNNING,
+    NOTHING_TO_RETRY,
+    retry_adapter,
+    stop_adapter,
+)
+from smolui.theme import CSS_PATH, JS_PATH, apply_defaults
+from tests.smolui.test_handlers import ANSWER, make_app, run
+
+
+@pytest.fixture
+def notices(monkeypatch) -> list[str]:
+    shown: list[str] = []
+    monkeypatch.setattr(gradio, "Info", lambda text, *args, **kwargs: shown.append(text))
+    return shown
+
+
+def test_stop_and_retry_with_nothing_to_act_on_say_so(tmp_path: Path, notices):
+    handlers, _ = make_app(tmp_path, lambda: [ANSWER])
+    stop_adapter(handlers)(None)
+    shown, pending, button = retry_adapter(handlers)([], None)
+    assert notices == [NOTHING_RUNNING, NOTHING_TO_RETRY]
+    assert (shown, pending) == ([], None) and button.interactive is False
+
+
+def test_retry_after_a_turn_runs_again_and_enables_stop(tmp_path: Path, notices):
+    handlers, _ = make_app(tmp_path, lambda: [ANSWER])
+    history, conversation_id = run(handlers, "compute", None)[-1]
+    shown, pending, button = retry_adapter(handlers)(history, conversation_id)
+    assert pending == {"retry": True} and button.interactive is True
+    assert shown[-1] == {"role": "user", "content": "compute"}
+    assert notices == []
+
+
+def test_launch_options_add_styles_and_script_without_overriding_the_caller():
+    options = apply_defaults({"css_paths": None})
+    assert options["css_paths"] is None, "an explicit choice stays"
+    assert options["js"] == JS_PATH.read_text(encoding="utf-8")
+    assert apply_defaults({})["css_paths"] == [CSS_PATH] and CSS_PATH.stat().st_size > 0
+    assert JS_PATH.read_text(encoding="utf-8").lstrip().startswith("() =>")
+
+
+def test_clear_confirmation_quotes_the_question_safely():
+    assert CLEAR_QUESTION in CLEAR_CONFIRM_JS and "window.confirm(" in CLEAR_CONFIRM_JS
+    assert "throw new Error" in CLEAR_CONFIRM_JS
