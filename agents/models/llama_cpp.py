@@ -22,6 +22,9 @@ logger = logging.getLogger(__name__)
 class LlamaCppModel(ChatCompletionModel):
     """A GGUF model run in this process by llama.cpp, with the chat template stored in the file.
 
+    `generate(..., grammar=...)` constrains decoding with a GBNF grammar (its text, or a
+    `llama_cpp.LlamaGrammar`).
+
     Args:
         model_path: The .gguf file; default: the bundled SmolLM2-135M-Instruct.
         n_ctx: Context window in tokens (0: the size the model was trained with).
@@ -37,6 +40,7 @@ class LlamaCppModel(ChatCompletionModel):
 
     native_tool_calls = False
     supports_images = False
+    supports_grammar = True
     max_stop_sequences = None
     stream_usage_option = False
 
@@ -77,6 +81,7 @@ class LlamaCppModel(ChatCompletionModel):
         self.supports_images = bool(self.llama_kwargs.get("chat_handler"))
         # One llama.cpp context cannot serve two generations at once.
         self._generate_lock = threading.Lock()
+        self._grammars: dict[str, Any] = {}
 
     def create_client(self) -> Any:
         llama_cpp = optional_import("llama_cpp", "llama-cpp-python", type(self).__name__)
@@ -98,7 +103,19 @@ class LlamaCppModel(ChatCompletionModel):
 
     def _call(self, params: dict[str, Any]) -> Any:
         params.pop("model", None)
+        if isinstance(params.get("grammar"), str):
+            params["grammar"] = self._grammar(params["grammar"])
         return self.client.create_chat_completion(**params)
+
+    def _grammar(self, text: str) -> Any:
+        """A GBNF grammar text compiled by llama.cpp, once per distinct text."""
+        if text not in self._grammars:
+            llama_cpp = optional_import("llama_cpp", "llama-cpp-python", type(self).__name__)
+            try:
+                self._grammars[text] = llama_cpp.LlamaGrammar.from_string(text, verbose=False)
+            except ValueError as err:
+                raise AgentConfigError(f"llama.cpp refused the grammar: {err}\n{text}") from err
+        return self._grammars[text]
 
     def _generate(self, messages, stop_sequences, response_format, tools, **kwargs) -> ChatMessage:
         with self._generate_lock:

@@ -1,0 +1,124 @@
+"""The small-model profile: what makes a tiny local model (SmolLM2-135M) a usable CodeAgent.
+
+A model this small copies a format well but cannot follow a long prompt. The profile gives it a
+short system prompt with worked examples, caps each step's answer at a few lines, forces the
+"Thought: / code block" format with a grammar where the backend can enforce one, and lets the
+agent turn a bare last expression into `final_answer(...)` (see `agents.repair`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from agents.models.base import Model
+
+# Model ids of the models the profile is chosen for automatically: the bundled SmolLM2-135M
+# (GGUF file name, hub id, ollama tag) and its 360M sibling.
+SMALL_MODEL_IDS = re.compile(r"smollm2?[-_:/ ]?(135|360)m", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class SmallModelProfile:
+    """How a CodeAgent talks to a small model.
+
+    Args:
+        prompt_file: The packaged prompt templates to use instead of the full ones.
+        max_tokens: Cap on the tokens of one step's answer: one thought and a few lines of code.
+        max_code_lines: Most lines of code the grammar allows in one step.
+        max_line_chars: Most characters in the thought and in each line of code.
+        temperature: Sampling temperature of a first step (0: greedy; a tiny model's samples
+            wander).
+        retry_temperature: Temperature of the later steps: greedy decoding would repeat the
+            same mistake.
+    """
+
+    prompt_file: str = "small_code_agent"
+    max_tokens: int = 200
+    max_code_lines: int = 6
+    max_line_chars: int = 100
+    temperature: float = 0.0
+    retry_temperature: float = 0.7
+
+    def grammar(self, code_block_tags: tuple[str, str]) -> str:
+        """A GBNF grammar for one step: a one-line thought, then one short code block.
+
+        The code is straight-line (no `def`: a tiny model defines functions and never calls
+        them; no line opens a code fence) and its last line gives the answer or shows a value:
+        `final_answer(...)` or `print(...)`.
+
+        Args:
+            code_block_tags: The (open, close) markers of the code block.
+        """
+        open_tag, close_tag = code_block_tags
+        # No line may hold the closing tag (the stop sequence would cut the code short), so
+        # a character is anything but a newline, or the tag's first character not followed
+        # by its second.
+        first, second = _gbnf_char(close_tag[0]), _gbnf_char(close_tag[1:2] or "\n")
+        n = self.max_line_chars
+        return "\n".join([
+            f'root ::= "Thought: " char{{1,{n}}} "\\n" {_gbnf_literal(open_tag)} "\\n" code close',
+            f"char ::= [^\\n{first}] | [{first}] [^\\n{second}]",
+            f"code ::= line{{0,{self.max_code_lines - 1}}} last",
+            f'line ::= ([^d`\\n{first}] | [{first}] [^\\n{second}] | "d" [^e\\n] | "de" [^f\\n]) '
+            f'char{{0,{n}}} "\\n"',
+            f'last ::= ("final_answer(" | "print(") char{{1,{n}}} "\\n"',
+            f"close ::= {_gbnf_literal(close_tag)}",
+        ])  # fmt: skip
+
+    def step_kwargs(
+        self, model: Any, code_block_tags: tuple[str, str], retry: bool = False
+    ) -> dict[str, Any]:
+        """Extra arguments for the model call of one action step.
+
+        Args:
+            model: The agent's model; a grammar is sent only when it says it supports one.
+            code_block_tags: The (open, close) markers of the code block.
+            retry: Whether an earlier step of this run came before (usually a failed one).
+        """
+        temperature = self.retry_temperature if retry else self.temperature
+        kwargs: dict[str, Any] = {"max_tokens": self.max_tokens, "temperature": temperature}
+        if isinstance(model, Model) and model.supports_grammar:
+            kwargs["grammar"] = self.grammar(code_block_tags)
+        return kwargs
+
+
+def is_small_model(model: Any) -> bool:
+    """Whether `model` is one of the tiny models the profile is chosen for automatically.
+
+    Args:
+        model: The agent's model.
+    """
+    return isinstance(model, Model) and bool(SMALL_MODEL_IDS.search(str(model.model_id or "")))
+
+
+def is_small_model_id(model_id: str | None) -> bool:
+    """Whether a model id or label names one of the tiny models (e.g. for the UI).
+
+    Args:
+        model_id: A model id, GGUF file name or display label.
+    """
+    return bool(SMALL_MODEL_IDS.search(model_id or ""))
+
+
+def select_profile(model: Any, small_model: bool | None) -> SmallModelProfile | None:
+    """The profile an agent uses: forced on or off by `small_model`, else chosen by model.
+
+    Args:
+        model: The agent's model.
+        small_model: True or False to force the choice; None to choose automatically.
+    """
+    if small_model is None:
+        small_model = is_small_model(model)
+    return SmallModelProfile() if small_model else None
+
+
+def _gbnf_literal(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{escaped}"'
+
+
+def _gbnf_char(char: str) -> str:
+    """A character for a GBNF character class, as a hex escape unless it is alphanumeric."""
+    return char if char.isalnum() else f"\\x{ord(char):02x}"

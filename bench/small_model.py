@@ -1,0 +1,144 @@
+"""The offline model on simple tasks, with the small-model profile and without it, side by side.
+
+    python bench/small_model.py [--limit N] [--baseline-limit N] [--modes profile,baseline]
+                                [--max-steps 4] [--threads N] [--executor sandbox|local]
+
+Runs every task of `bench/small_model_tasks.py` as the app would: the bundled SmolLM2-135M
+through llama.cpp, a fresh CodeAgent per task with the document tools of its own upload
+folder, attached files stored and announced by the app's upload code, code run in the
+sandbox. Prints one line per task, then per mode: tasks right, median and worst seconds per
+task, and steps per task.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from bench.small_model_tasks import TASKS, BenchTask  # noqa: E402
+
+MODES = {"profile": True, "baseline": False}
+
+
+@dataclass
+class Outcome:
+    """What one task run gave."""
+
+    right: bool
+    seconds: float
+    steps: int
+    answer: Any
+    error: str | None = None
+
+
+def run_task(model: Any, task: BenchTask, small_model: bool, args: argparse.Namespace) -> Outcome:
+    """Run one task with a fresh agent, as one chat message in a new conversation."""
+    from agents.code_agent import CodeAgent
+    from agents.console import LogLevel
+    from agents.errors import AgentError
+    from agents.memory import ActionStep
+    from tools.documents import document_tools
+
+    with tempfile.TemporaryDirectory(prefix="bench-small-") as tmp:
+        folder = Path(tmp) / "uploads"
+        folder.mkdir()
+        text = _attach(task, Path(tmp), folder)
+        executor_kwargs = {"read_only_paths": [str(folder)]} if args.executor == "sandbox" else {}
+        agent = CodeAgent(
+            document_tools(folder), model, executor_type=args.executor,
+            executor_kwargs=executor_kwargs, max_steps=args.max_steps, small_model=small_model,
+            verbosity_level=LogLevel.OFF,
+        )  # fmt: skip
+        start = time.perf_counter()
+        answer, error = None, None
+        try:
+            answer = agent.run(text)
+        except AgentError as err:
+            error = f"{type(err).__name__}: {err}"
+        seconds = time.perf_counter() - start
+        steps = sum(isinstance(step, ActionStep) for step in agent.memory.steps)
+        agent.close()
+    return Outcome(task.is_right(answer) and error is None, seconds, steps, answer, error)
+
+
+def _attach(task: BenchTask, tmp: Path, folder: Path) -> str:
+    """Store the task's files as the app stores an upload; return the task as the agent sees it."""
+    if not task.uploads:
+        return task.text
+    from smolui.uploads.ingest import ingest
+
+    incoming = []
+    for name, content in task.uploads:
+        path = tmp / f"incoming-{name}"
+        path.write_text(content, encoding="utf-8")
+        incoming.append((name, path))
+    return ingest(incoming, folder, images_to_model=False).task(task.text)
+
+
+def summary(outcomes: list[Outcome]) -> dict[str, str]:
+    """The figures of one mode, formatted."""
+    right = sum(o.right for o in outcomes)
+    seconds = [o.seconds for o in outcomes]
+    return {
+        "tasks right": f"{right}/{len(outcomes)} ({100 * right / len(outcomes):.0f}%)",
+        "median s/task": f"{statistics.median(seconds):.1f}",
+        "worst s/task": f"{max(seconds):.1f}",
+        "steps/task (mean)": f"{statistics.mean(o.steps for o in outcomes):.2f}",
+        "steps/task (max)": str(max(o.steps for o in outcomes)),
+    }
+
+
+def print_table(results: dict[str, list[Outcome]]) -> None:
+    modes = list(results)
+    rows = {mode: summary(outcomes) for mode, outcomes in results.items()}
+    print(f"\n{'':<20}" + "".join(f"{mode:>22}" for mode in modes))
+    for label in next(iter(rows.values())):
+        print(f"{label:<20}" + "".join(f"{rows[mode][label]:>22}" for mode in modes))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--limit", type=int, default=None, help="run only the first N tasks")
+    parser.add_argument(
+        "--baseline-limit", type=int, default=None, help="run the baseline on the first N only"
+    )
+    parser.add_argument("--modes", default="profile,baseline", help="profile, baseline or both")
+    parser.add_argument("--max-steps", type=int, default=4)
+    parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads")
+    parser.add_argument("--executor", default="sandbox", choices=("sandbox", "local"))
+    args = parser.parse_args()
+    from agents.models.spec import default_model
+
+    model = default_model(**({"n_threads": args.threads} if args.threads else {}))
+    model.load()
+    tasks = TASKS[: args.limit] if args.limit else TASKS
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    print(f"{len(tasks)} tasks, max {args.max_steps} steps, model {model.model_id}, "
+          f"{os.cpu_count()} CPUs, executor {args.executor}")  # fmt: skip
+    results: dict[str, list[Outcome]] = {}
+    for mode in modes:
+        results[mode] = []
+        limit = args.baseline_limit if mode == "baseline" and args.baseline_limit else None
+        for task in tasks[:limit]:
+            outcome = run_task(model, task, MODES[mode], args)
+            results[mode].append(outcome)
+            shown = outcome.error or repr(outcome.answer)
+            print(f"[{mode}] {'right' if outcome.right else 'WRONG'} {outcome.seconds:5.1f} s "
+                  f"{outcome.steps} step(s)  {task.text[:60]!r} -> {shown[:80]}", flush=True)  # fmt: skip
+        print_table({mode: results[mode]})
+    if len(results) > 1:
+        print_table(results)
+
+
+if __name__ == "__main__":
+    main()
