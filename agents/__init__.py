@@ -5,9 +5,6 @@ Model backends are imported on first use, so `import agents` stays light.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
 from agents.errors import (
     AgentConfigError,
     AgentError,
@@ -18,6 +15,7 @@ from agents.errors import (
     AgentToolCallError,
     AgentToolExecutionError,
 )
+from agents.lazy_exports import lazy_exports
 from agents.memory import (
     ActionOutput,
     ActionStep,
@@ -78,17 +76,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'agents' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(list(globals()) + list(_LAZY))
+__getattr__, __dir__ = lazy_exports("agents", _LAZY, globals())
 
 
 __all__ = [

@@ -5,9 +5,7 @@ Backends are imported on first use, so `import agents.models` stays light.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
+from agents.lazy_exports import lazy_exports
 from agents.models.base import Model
 from agents.models.messages import (
     ChatMessage,
@@ -39,17 +37,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'agents.models' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(list(globals()) + list(_LAZY))
+__getattr__, __dir__ = lazy_exports("agents.models", _LAZY, globals())
 
 
 __all__ = [
