@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import builtins
+import os
 import statistics
 import sys
 import time
@@ -80,8 +81,9 @@ def start_ms(repeats: int, spare: bool, namespaces: bool = True) -> tuple[float,
         executor = SandboxExecutor(spare_worker=spare, namespaces=namespaces)
         time.sleep(0.3)  # let the previous refill finish: we time a start, not a queue
         start = time.perf_counter()
-        report = executor.start()
+        executor.start()
         samples.append(time.perf_counter() - start)
+        report = executor.isolation
         executor.close()
     return ms(statistics.median(samples)), report
 
@@ -124,6 +126,7 @@ def main() -> None:
     parser.add_argument("--overhead-runs", type=int, default=500)
     args = parser.parse_args()
 
+    print(f"load average at the start (1, 5, 15 min): {_load()}  on {os.cpu_count()} CPUs")
     cold, report = start_ms(max(args.repeats * 2, 10), spare=False)
     warm, _ = start_ms(max(args.repeats * 2, 10), spare=True)
     print(f"isolation: {report.get('level')} {report.get('notes', {})}")
@@ -140,7 +143,8 @@ def main() -> None:
     )
     try:
         print(
-            f"per-execution overhead (trivial step): {overhead_ms(executor, args.overhead_runs):7.2f} ms   goal < 2"
+            "per-execution overhead (trivial step): "
+            f"{overhead_ms(executor, args.overhead_runs):7.2f} ms   goal < 2"
         )
         print(
             f"tool call round trip (worker -> host -> worker): {tool_call_ms(executor, 500):7.3f} ms"
@@ -166,6 +170,11 @@ def main() -> None:
             )
     finally:
         executor.close()
+    print(f"load average at the end (1, 5, 15 min): {_load()}")
+
+
+def _load() -> str:
+    return ", ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
 if __name__ == "__main__":

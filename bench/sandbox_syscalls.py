@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agents.executors import sandbox_seccomp  # noqa: E402
+from agents.executors.sandbox import seccomp  # noqa: E402
 
 STEPS = [
     "import json, re, random, collections, datetime, decimal, hashlib, uuid, secrets, time\n"
@@ -93,13 +93,13 @@ def worker_calls(trace: str) -> collections.Counter[str]:
 
 
 def verdict(name: str) -> str:
-    if name in sandbox_seccomp.ALLOWED:
+    if name in seccomp.ALLOWED:
         return "allowed"
-    if name in sandbox_seccomp.IGNORED:
+    if name in seccomp.IGNORED:
         return "no-op"
-    if name in sandbox_seccomp.UNSUPPORTED:
+    if name in seccomp.UNSUPPORTED:
         return "ENOTSUP"
-    if name in sandbox_seccomp.ARGUMENT_CHECKED:
+    if name in seccomp.ARGUMENT_CHECKED:
         return "arguments checked"
     return "REFUSED (EPERM)"
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 
@@ -25,18 +27,59 @@ class CodeOutput:
 
 @runtime_checkable
 class CodeExecutor(Protocol):
-    """Runs code with persistent state. Errors in the code raise `AgentExecutionError`."""
+    """Runs model-written code with persistent state: everything agents and the UI may call.
 
-    isolation: dict[str, Any]
+    Errors in the code raise `AgentExecutionError`. `LocalPythonExecutor`,
+    `SandboxExecutor` and the remote executors implement it.
+    """
+
+    @property
+    def isolation(self) -> dict[str, Any]:
+        """What isolates the code: layers, where it runs, and a "level" in words."""
+
+    @property
+    def running(self) -> bool:
+        """True while a live worker process or kernel exists (always True in-process)."""
 
     def send_variables(self, variables: dict[str, Any]) -> None:
-        """Make values available to the code under these names."""
+        """Make values available to the code under these names.
+
+        Args:
+            variables: Name -> value.
+        """
 
     def send_tools(self, tools: dict[str, Any]) -> None:
-        """Make tools (and managed agents) callable from the code by name."""
+        """Make tools (and managed agents) callable from the code by name.
+
+        Args:
+            tools: Name -> tool; replaces the tools sent before.
+        """
 
     def __call__(self, code: str) -> CodeOutput:
         """Run one snippet; state persists between calls."""
+
+    def start(self) -> None:
+        """Start the worker or kernel now instead of on the first call (no-op in-process)."""
+
+    def checkpoint(self) -> None:
+        """Remember which value each variable name has now, for one `rollback`."""
+
+    def rollback(self) -> bool:
+        """Give every name its value at the last `checkpoint` and unbind newer names.
+
+        Changes made inside objects stay. Returns False when there was no checkpoint or
+        the state holding it was lost (the worker or kernel was replaced).
+        """
+
+    def interrupt(self) -> None:
+        """Stop the running call (it fails with "Interrupted"); variables are kept."""
+
+    def set_read_paths(self, paths: Sequence[str | Path]) -> None:
+        """Let the code read these folders too, instead of those of the last call.
+
+        Args:
+            paths: Folders (e.g. a conversation's uploads); empty takes every grant back.
+        """
 
     def reset(self) -> None:
         """Forget all variables (a new conversation)."""

@@ -6,6 +6,8 @@ Use it only with trusted models or for tests; the sandboxed executor is the defa
 from __future__ import annotations
 
 import builtins
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from agents.errors import AgentExecutionError
@@ -90,6 +92,25 @@ class LocalPythonExecutor:
         self._tools["final_answer"] = final_answer_function
         self.namespace.update(self._tools)
 
+    @property
+    def running(self) -> bool:
+        """Always False: the code runs in this process, there is no worker to start."""
+        return False
+
+    def start(self) -> None:
+        """Nothing to start: the code runs in this process."""
+
+    def interrupt(self) -> None:
+        """Nothing to do: in-process code cannot be stopped safely from another thread; the
+        agent stops at the next step boundary."""
+
+    def set_read_paths(self, paths: Sequence[str | Path]) -> None:
+        """Nothing to do: in-process code can read whatever this process can (not a sandbox).
+
+        Args:
+            paths: Ignored.
+        """
+
     def __call__(self, code: str) -> CodeOutput:
         log = BoundedLog(self.max_log)
         self.namespace["__builtins__"]["print"] = make_print(log)
@@ -111,7 +132,7 @@ def _show_figures(value: Any, log: BoundedLog) -> tuple[Any, list[Any]]:
     """Like the sandbox: a figure value becomes an image, open pyplot figures become the
     step's images (then closed), with a note in the log when a cap applies."""
     from agents.executors.figures import ImageCollector, figure_of, figure_png
-    from agents.executors.sandbox_protocol import png_to_image
+    from agents.executors.values import png_to_image
 
     collector = ImageCollector()
     figure = figure_of(value)

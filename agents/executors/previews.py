@@ -85,9 +85,9 @@ def table_tree(value: Any) -> dict[str, Any] | None:
 
 def _frame_tree(pandas: Any, value: Any) -> dict[str, Any]:
     kind = "Series" if isinstance(value, pandas.Series) else "DataFrame"
-    frame = value.to_frame(name=value.name if value.name is not None else "value") if (
-        kind == "Series"
-    ) else value  # fmt: skip
+    frame = value
+    if kind == "Series":
+        frame = value.to_frame(name=value.name if value.name is not None else "value")
     rows_total, cols_total = frame.shape
     shown = frame.iloc[:MAX_ROWS, :MAX_COLUMNS]
     index = frame.index
@@ -189,10 +189,13 @@ def table_from_tree(tree: Any) -> TablePreview | None:
     return TablePreview(
         text[: MAX_PREVIEW_CHARS + 100],
         kind="Series" if payload.get("kind") == "Series" else "DataFrame",
-        shape=shape, columns=columns, dtypes=dtypes, rows=rows,
+        shape=shape,
+        columns=columns,
+        dtypes=dtypes,
+        rows=rows,
         more_columns=max(0, payload.get("more_columns", 0)),
         has_index=bool(payload.get("has_index")),
-    )  # fmt: skip
+    )
 
 
 def as_table(value: Any) -> TablePreview | None:

@@ -96,10 +96,13 @@ def test_the_dockerfile_installs_the_gateway_and_drops_root():
 def test_docker_without_an_engine_fails_the_step_clearly(monkeypatch):
     monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
     agent = CodeAgent(
-        [], ScriptedModel(["<code>\nx = 1\n</code>", "<code>\nfinal_answer(2)\n</code>"]),
-        executor_type="docker", executor_kwargs={"memory_mb": 256}, verbosity_level=-1,
+        [],
+        ScriptedModel(["<code>\nx = 1\n</code>", "<code>\nfinal_answer(2)\n</code>"]),
+        executor_type="docker",
+        executor_kwargs={"memory_mb": 256},
+        verbosity_level=-1,
         max_steps=1,
-    )  # fmt: skip
+    )
     try:
         assert isinstance(agent.executor, DockerExecutor)
         assert agent.executor.image == DEFAULT_IMAGE

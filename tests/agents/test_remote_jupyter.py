@@ -60,13 +60,16 @@ def make_agent(gateway: KernelGateway, replies: list[str], **kwargs) -> CodeAgen
 
 def test_steps_share_a_kernel_and_tools_run_on_the_host(gateway):
     kernels_before = gateway.kernel_count()
-    agent = make_agent(gateway, [
-        code("import os\ntotal = 40\nprint('kernel', os.getpid())"),
-        code("loud = shout(text='hi')\nprint(loud, total)"),
-        code("shout(42)"),
-        code("final_answer((total + 2, host_pid(), loud))"),
-        code("final_answer(total * 10)"),
-    ])  # fmt: skip
+    agent = make_agent(
+        gateway,
+        [
+            code("import os\ntotal = 40\nprint('kernel', os.getpid())"),
+            code("loud = shout(text='hi')\nprint(loud, total)"),
+            code("shout(42)"),
+            code("final_answer((total + 2, host_pid(), loud))"),
+            code("final_answer(total * 10)"),
+        ],
+    )
     try:
         assert isinstance(agent.executor, JupyterExecutor)
         assert agent.run("first") == (42, os.getpid(), "HI")
@@ -87,11 +90,16 @@ def test_steps_share_a_kernel_and_tools_run_on_the_host(gateway):
 
 @pytest.mark.skipif(importlib.util.find_spec("matplotlib") is None, reason="needs matplotlib")
 def test_a_plot_comes_back_as_a_step_image(gateway):
-    agent = make_agent(gateway, [
-        code("import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.title('t')\nplt.show()"),
-        code("for i in range(22):\n    plt.figure(figsize=(1, 1))\n    plt.plot([i, 0])"),
-        code("final_answer('done')"),
-    ])  # fmt: skip
+    agent = make_agent(
+        gateway,
+        [
+            code(
+                "import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.title('t')\nplt.show()"
+            ),
+            code("for i in range(22):\n    plt.figure(figsize=(1, 1))\n    plt.plot([i, 0])"),
+            code("final_answer('done')"),
+        ],
+    )
     try:
         assert agent.run("plot") == "done"
         images = agent.memory.steps[1].observations_images
@@ -103,10 +111,14 @@ def test_a_plot_comes_back_as_a_step_image(gateway):
 
 
 def test_an_endless_loop_is_interrupted_and_the_model_told_variables_were_lost(gateway):
-    agent = make_agent(gateway, [
-        code("kept = 7\nwhile True:\n    pass"),
-        code("print('kept' in globals())\nfinal_answer(shout('next'))"),
-    ], timeout=3)  # fmt: skip
+    agent = make_agent(
+        gateway,
+        [
+            code("kept = 7\nwhile True:\n    pass"),
+            code("print('kept' in globals())\nfinal_answer(shout('next'))"),
+        ],
+        timeout=3,
+    )
     try:
         started = time.monotonic()
         assert agent.run("loop") == "NEXT"
@@ -119,13 +131,18 @@ def test_an_endless_loop_is_interrupted_and_the_model_told_variables_were_lost(g
 
 
 def test_a_killed_kernel_is_reported_and_replaced(gateway):
-    agent = make_agent(gateway, [
-        code("import os, signal\nfirst = os.getpid()\nos.kill(first, signal.SIGKILL)"),
-        code("import os\nfinal_answer(os.getpid())"),
-    ])  # fmt: skip
+    agent = make_agent(
+        gateway,
+        [
+            code("import os, signal\nfirst = os.getpid()\nos.kill(first, signal.SIGKILL)"),
+            code("import os\nfinal_answer(os.getpid())"),
+        ],
+    )
     try:
         first_kernel = None
+        assert not agent.executor.running
         agent.executor.start()
+        assert agent.executor.running
         first_kernel = agent.executor.isolation["kernel_id"]
         answer = agent.run("die", reset=False)
         assert isinstance(answer, int) and answer != os.getpid()
@@ -183,9 +200,12 @@ def test_uploads_are_copied_into_the_kernel_and_rollback_works(gateway, tmp_path
     (uploads / "data.bin").write_bytes(bytes(range(256)) * 28_000)  # 7 MB: sent in pieces
     (uploads / "huge.bin").write_bytes(b"x" * 9_000_000)  # over the 8 MB cap
     executor = JupyterExecutor(
-        gateway.url, gateway.token, additional_authorized_imports=["os", "hashlib"],
-        read_only_paths=[str(uploads)], max_upload_mb=8,
-    )  # fmt: skip
+        gateway.url,
+        gateway.token,
+        additional_authorized_imports=["os", "hashlib"],
+        read_only_paths=[str(uploads)],
+        max_upload_mb=8,
+    )
     try:
         executor.send_tools({})
         result = executor("import os\nsorted(os.listdir('uploads'))")

@@ -95,13 +95,13 @@ def test_an_escape_attempt_is_an_observation_and_the_run_goes_on():
 def test_warm_up_starts_the_worker_before_the_first_step():
     agent = make_agent([code("final_answer(1)")])
     try:
-        assert agent.executor.worker_pid is None
+        assert not agent.executor.running
         agent.warm_up()
         deadline = time.monotonic() + 10
-        while agent.executor.worker_pid is None and time.monotonic() < deadline:
+        while not agent.executor.running and time.monotonic() < deadline:
             time.sleep(0.01)
+        assert agent.executor.running
         pid = agent.executor.worker_pid
-        assert pid is not None
         assert agent.run("one") == 1
         assert agent.executor.worker_pid == pid, "the run used the warmed-up worker"
     finally:
@@ -113,4 +113,4 @@ def test_a_closed_executor_is_not_started_by_a_late_warm_up():
     executor.close()
     with pytest.raises(AgentConfigError, match="closed"):
         executor.start()
-    assert executor.worker_pid is None
+    assert not executor.running

@@ -15,7 +15,7 @@ import pytest
 from agents.errors import AgentConfigError, AgentExecutionError
 from agents.executors import create_executor
 from agents.executors.sandbox import SandboxExecutor
-from agents.executors.sandbox_protocol import ReprValue, decode_value, encode_value
+from agents.executors.values import ReprValue, decode_value, encode_value
 from tools.base import Tool
 from tools.decorator import tool
 
@@ -249,9 +249,9 @@ def test_extra_read_only_folders_replace_the_worker_only_when_they_change(tmp_pa
     try:
         executor("kept = 1")
         pid = executor.worker_pid
-        executor.set_extra_read_only_paths([])
+        executor.set_read_paths([])
         assert executor.worker_pid == pid, "no change, same worker"
-        executor.set_extra_read_only_paths([str(tmp_path)])
+        executor.set_read_paths([str(tmp_path)])
         assert executor(f"open({str(tmp_path / 'a.txt')!r}).read()").output == "readable"
         assert executor.worker_pid != pid and executor("'kept' in globals()").output is False
     finally:

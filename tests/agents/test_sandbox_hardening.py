@@ -24,10 +24,10 @@ from pathlib import Path
 import pytest
 
 from agents.errors import AgentExecutionError
-from agents.executors.sandbox import SandboxExecutor
-from agents.executors.sandbox_budget import BudgetLimits, StepBudget
-from agents.executors.sandbox_cleanup import FolderMoved, folder_usage, remove_tree, walk
-from agents.executors.sandbox_results import result_to_output
+from agents.executors.sandbox import SandboxExecutor, seccomp
+from agents.executors.sandbox.budget import BudgetLimits, StepBudget
+from agents.executors.sandbox.cleanup import FolderMoved, folder_usage, remove_tree, walk
+from agents.executors.sandbox.results import result_to_output
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux sandbox")
 X86_64 = platform.machine() == "x86_64"
@@ -179,6 +179,12 @@ def test_kernel_interfaces_outside_the_list_answer_eperm(sandbox):
     assert run(sandbox, "import os\nos.memfd_create('x')").message.count("PermissionError")
 
 
+def test_no_notably_denied_call_slipped_into_an_allow_list():
+    granted = {*seccomp.ALLOWED, *seccomp.IGNORED, *seccomp.UNSUPPORTED}
+    assert "execve" in seccomp.NOTABLY_DENIED and "read" in granted
+    assert not granted & set(seccomp.NOTABLY_DENIED)
+
+
 def test_the_data_stack_runs_under_the_allow_list(sandbox):
     result = run(
         sandbox,
@@ -249,7 +255,7 @@ def test_stop_kills_code_that_ignores_interrupts():
 
 FORGE = """
 import gc, json, os
-from agents.executors.sandbox_worker import Worker
+from agents.executors.sandbox.worker import Worker
 me = [o for o in gc.get_objects() if isinstance(o, Worker)][0]
 def frame(message):
     body = json.dumps(message).encode()
@@ -498,8 +504,10 @@ def test_retry_after_a_turn_that_changed_the_interpreter_restarts_with_plain_val
         )
         first = executor.worker_pid
         assert executor.rollback() is False  # not a plain rollback: the worker was replaced
-        out = executor("import sys, threading\n(kept, label, 'helper' in globals(), "
-                       "threading.active_count(), type(sys.meta_path[0]).__name__)")  # fmt: skip
+        out = executor(
+            "import sys, threading\n(kept, label, 'helper' in globals(), "
+            "threading.active_count(), type(sys.meta_path[0]).__name__)"
+        )
         assert out.output[:4] == ([1, 2], "a", False, 1), out.output
         assert out.output[4] != "Hook"
         assert executor.worker_pid != first

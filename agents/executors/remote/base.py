@@ -21,6 +21,7 @@ import logging
 import threading
 import time
 import weakref
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +37,8 @@ from agents.executors.remote.execution import ExecutionRun, ExecutionTimeout, Ke
 from agents.executors.remote.gateway import GatewayError, GatewayKernel
 from agents.executors.remote.prelude import prelude_code, vars_code
 from agents.executors.remote.uploads import UploadSync
-from agents.executors.sandbox_protocol import decode_value
-from agents.executors.sandbox_tools import run_tool_call
+from agents.executors.tool_calls import run_tool_call
+from agents.executors.values import decode_value
 
 logger = logging.getLogger(__name__)
 
@@ -195,25 +196,27 @@ class RemoteExecutor:
             finally:
                 self._finalizer()
 
-    # -- extras (the same as the local sandbox's) --------------------------------------------
+    # -- the rest of the seam -------------------------------------------------------------------
 
-    def start(self) -> dict[str, Any]:
-        """Start the kernel now (otherwise it starts on first use); return the isolation report."""
+    def start(self) -> None:
+        """Start the kernel now (otherwise it starts on first use)."""
         with self._lock:
             try:
                 self._ensure_kernel()
             except GatewayError as error:
                 raise AgentConfigError(f"The remote kernel could not start: {error}") from None
-            return self.isolation
 
     @property
-    def worker_pid(self) -> int | None:
-        """None until a kernel runs (the agent's warm-up looks at this); then 0, since the
-        kernel's process is on another machine."""
-        return None if self._kernel is None else 0
+    def running(self) -> bool:
+        """True once a kernel was started (and until it is dropped or the executor closed)."""
+        return self._kernel is not None
 
-    def set_extra_read_only_paths(self, paths: list[str] | tuple[str, ...]) -> None:
-        """Copy these folders' files into the kernel too, instead of those of the last call."""
+    def set_read_paths(self, paths: Sequence[str | Path]) -> None:
+        """Copy these folders' files into the kernel too, instead of those of the last call.
+
+        Args:
+            paths: Folders whose files the code may read; empty takes every grant back.
+        """
         with self._lock:
             self.uploads.folders = [*self._base_folders, *map(str, paths)]
 

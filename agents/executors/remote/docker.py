@@ -48,8 +48,13 @@ def container_spec(
     """
     spec: dict[str, Any] = {
         "image": image,
-        "command": ["jupyter", "kernelgateway", "--ip=0.0.0.0", f"--port={GATEWAY_PORT}",
-                    "--port_retries=0"],
+        "command": [
+            "jupyter",
+            "kernelgateway",
+            "--ip=0.0.0.0",
+            f"--port={GATEWAY_PORT}",
+            "--port_retries=0",
+        ],
         "environment": {"KG_AUTH_TOKEN": token},
         "detach": True,
         "network": network,
@@ -64,7 +69,7 @@ def container_spec(
         "user": "kernel",
         "working_dir": "/home/kernel",
         "labels": {LABEL: "docker"},
-    }  # fmt: skip
+    }
     if network != INTERNAL_NETWORK:
         spec["ports"] = {f"{GATEWAY_PORT}/tcp": ("127.0.0.1", None)}
     return spec
@@ -107,9 +112,13 @@ class DockerExecutor(ProvisionedExecutor):
         self.image = image
         self.network = network
         self.spec = container_spec(
-            image, self.token, network=network, memory_mb=memory_mb, cpus=cpus,
+            image,
+            self.token,
+            network=network,
+            memory_mb=memory_mb,
+            cpus=cpus,
             pids_limit=pids_limit,
-        )  # fmt: skip
+        )
         self._client = docker_client
         self.container: Any = None
         self.container_id: str | None = None

@@ -20,7 +20,7 @@ from typing import Any
 from agents.executors.python_runner import BoundedLog
 from agents.executors.remote.gateway import GatewayKernel, parent_id
 from agents.executors.remote.kernel_bridge import CALL_MARK, VALUE_MIME
-from agents.executors.sandbox_protocol import ReprValue, decode_value, png_to_image
+from agents.executors.values import ReprValue, decode_value, png_to_image
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _POLL_S = 0.25

@@ -142,9 +142,12 @@ class GatewayKernel:
             # UTF-8 is checked when the JSON is decoded; websocket-client's own per-byte
             # check in Python cost more than a millisecond per execution.
             self._ws = websocket.create_connection(
-                address, header=header, timeout=self.request_timeout, enable_multithread=True,
+                address,
+                header=header,
+                timeout=self.request_timeout,
+                enable_multithread=True,
                 skip_utf8_validation=True,
-            )  # fmt: skip
+            )
         except (OSError, websocket.WebSocketException) as error:
             raise GatewayError(
                 f"Could not open the kernel's websocket at {address}: {error}"

@@ -1,9 +1,9 @@
 """The kernel side of a remote executor: tool stubs, `final_answer`, values, checkpoints.
 
-Its source is sent to each new Jupyter kernel (together with `sandbox_protocol`'s, loaded
-there as `_smolui_protocol`) and executed as a module, so it uses only the standard
+Its source is sent to each new Jupyter kernel (together with the value codec, `values`, loaded
+there as `_smolui_values`) and executed as a module, so it uses only the standard
 library and IPython, which every kernel has. The host imports it for its constants only,
-so IPython and the protocol are imported inside the functions.
+so IPython and the codec are imported inside the functions.
 
 Why `input_request` carries tool calls (and not comm messages): a running cell blocks the
 kernel's shell channel, so a comm reply from the host would only be read after the cell
@@ -40,23 +40,23 @@ def get_ipython():
     return current_shell()
 
 
-def _protocol():
-    return sys.modules["_smolui_protocol"]  # registered by the host's prelude
+def _codec():
+    return sys.modules["_smolui_values"]  # registered by the host's prelude
 
 
 def call_tool(name: str, args: tuple, kwargs: dict) -> object:
     """Ask the host to run tool `name`; return its result or raise `ToolError`."""
-    protocol = _protocol()
+    codec = _codec()
     request = {
         "name": name,
-        "args": protocol.encode_value(list(args)),
-        "kwargs": protocol.encode_value(dict(kwargs)),
+        "args": codec.encode_value(list(args)),
+        "kwargs": codec.encode_value(dict(kwargs)),
     }
     raw = get_ipython().kernel.raw_input(CALL_MARK + json.dumps(request))
     reply = json.loads(raw)
     if not reply.get("ok"):
         raise ToolError(reply.get("error") or "the tool failed")
-    return protocol.decode_value(reply.get("value"), trusted=True)
+    return codec.decode_value(reply.get("value"), trusted=True)
 
 
 def final_answer(answer: object = None) -> None:
@@ -82,7 +82,7 @@ def install_tools(names: list[str]) -> None:
 
 def set_vars(payload: str) -> None:
     """Bind variables sent by the host (JSON; pickle allowed: the host is trusted)."""
-    values = _protocol().decode_value(json.loads(payload), trusted=True)
+    values = _codec().decode_value(json.loads(payload), trusted=True)
     get_ipython().user_ns.update(values)
 
 
@@ -139,10 +139,10 @@ def put_file(host_path: str, data: str, first: bool = True) -> str:
 
 
 def _encode_for_host(value: object) -> str:
-    protocol = _protocol()
-    text = json.dumps(protocol.encode_value(value))
+    codec = _codec()
+    text = json.dumps(codec.encode_value(value))
     if len(text) > MAX_VALUE_CHARS:
-        text = json.dumps(protocol.encode_value(repr(value)[:MAX_VALUE_CHARS]))
+        text = json.dumps(codec.encode_value(repr(value)[:MAX_VALUE_CHARS]))
     return text
 
 

@@ -20,8 +20,14 @@ from agents.executors.remote.provisioned import (
 )
 
 TOKEN_ENVS = ("MODAL_TOKEN_ID", "MODAL_TOKEN_SECRET")
-KERNEL_PACKAGES = ("jupyter_kernel_gateway>=3.0", "ipykernel>=6.29", "numpy", "pandas",
-                   "matplotlib", "pillow")  # fmt: skip
+KERNEL_PACKAGES = (
+    "jupyter_kernel_gateway>=3.0",
+    "ipykernel>=6.29",
+    "numpy",
+    "pandas",
+    "matplotlib",
+    "pillow",
+)
 
 
 class ModalExecutor(ProvisionedExecutor):

@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agents.executors.sandbox_protocol import encode_value
+from agents.executors.values import encode_value
 
 
 def prelude_code() -> str:
-    """Code that loads `sandbox_protocol` and `kernel_bridge` into the kernel as modules."""
+    """Code that loads the value codec (`values`) and `kernel_bridge` into the kernel as modules."""
     here = Path(__file__).resolve().parent
-    protocol = (here.parent / "sandbox_protocol.py").read_text()
+    codec = (here.parent / "values.py").read_text()
     bridge = (here / "kernel_bridge.py").read_text()
     return (
         "def __smolui_load(name, source):\n"
@@ -21,7 +21,7 @@ def prelude_code() -> str:
         "    sys.modules[name] = module\n"
         "    exec(compile(source, name, 'exec'), module.__dict__)\n"
         "    return module\n"
-        f"__smolui_load('_smolui_protocol', {protocol!r})\n"
+        f"__smolui_load('_smolui_values', {codec!r})\n"
         f"__smolui__ = __smolui_load('_smolui_bridge', {bridge!r})\n"
         "del __smolui_load\n"
         "get_ipython().user_ns_hidden['__smolui__'] = __smolui__\n"

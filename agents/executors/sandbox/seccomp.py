@@ -6,8 +6,8 @@ only with safe arguments (threads but not processes, signals to itself only, rea
 but not changing them, a short list of ioctl/fcntl/prctl commands). Anything else fails
 with EPERM, so Python raises a clear `PermissionError` instead of dying. Mode and time
 changes (chmod, utime families) answer success without doing anything, so `shutil.copy`
-keeps working while no file's mode can change; reading extended attributes answers
-"not supported". Standard library only.
+keeps working while no file's mode can change, and no file can be created setuid or
+setgid; reading extended attributes answers "not supported". Standard library only.
 
 How the list was measured: `strace -f` over real workloads run in the worker; rerun it
 with `python bench/sandbox_syscalls.py`.
@@ -34,7 +34,7 @@ _ALLOWED_BY_PURPOSE = {
     "file descriptors": "read write readv writev pread64 pwrite64 preadv pwritev preadv2 "
     "pwritev2 lseek close close_range dup dup2 dup3 pipe pipe2 sendfile copy_file_range "
     "splice tee fsync fdatasync flock eventfd eventfd2",
-    "paths": "open openat openat2 creat stat fstat lstat newfstatat statx access faccessat "
+    "paths": "stat fstat lstat newfstatat statx access faccessat "
     "faccessat2 readlink readlinkat getdents getdents64 getcwd chdir fchdir mkdir mkdirat "
     "rmdir unlink unlinkat rename renameat renameat2 link linkat symlink symlinkat truncate "
     "ftruncate fallocate statfs fstatfs umask",
@@ -65,7 +65,15 @@ UNSUPPORTED = ("listxattr", "llistxattr", "flistxattr", "getxattr", "lgetxattr",
 
 # Allowed only with some arguments (see `_add_argument_rules`); clone3 answers ENOSYS.
 ARGUMENT_CHECKED = ("clone", "clone3", "kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")
-ARGUMENT_CHECKED += ("prlimit64", "ioctl", "fcntl", "prctl")
+ARGUMENT_CHECKED += ("prlimit64", "ioctl", "fcntl", "prctl", "open", "openat", "creat", "openat2")
+
+# Which argument of each call that creates files holds the new file's mode. A file may
+# not be created setuid or setgid: where the worker has an id of its own, its scratch
+# folder's files belong to the app's user on disk (see `view`), so such a file would be
+# a setuid program of the app's (chmod never changes modes, see IGNORED). openat2 keeps
+# the mode in memory that seccomp cannot read: it answers ENOSYS (callers fall back).
+_MODE_ARGUMENT = {"open": 2, "openat": 3, "creat": 1}
+_SET_ID_BITS = 0o6000
 
 # Commands allowed for calls that take one (everything else: EPERM).
 _IOCTLS = (0x5401, 0x5413, 0x540F, 0x541B, 0x5421, 0x5450, 0x5451)
@@ -170,6 +178,9 @@ def _add_argument_rules(rules: _Filter, me: int) -> None:
     rules.add(_errno_action(errno.ENOSYS), "clone3")
     thread_only = (0, _CMP_MASKED_EQ, CLONE_THREAD | _CLONE_NAMESPACES, CLONE_THREAD)
     rules.add(_ACT_ALLOW, "clone", thread_only)
+    rules.add(_errno_action(errno.ENOSYS), "openat2")
+    for name, index in _MODE_ARGUMENT.items():
+        rules.add(_ACT_ALLOW, name, (index, _CMP_MASKED_EQ, _SET_ID_BITS, 0))
     for name in ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"):
         rules.add(_ACT_ALLOW, name, (0, _CMP_EQ, me, 0))  # itself only
     for pid in (0, me):  # reading its own limits is fine, changing any is not

@@ -2,60 +2,49 @@
 
 One worker per executor (so per agent), kept alive across steps and chat turns: variables,
 imports and functions persist like in a notebook. The worker confines itself before any
-agent code runs (rlimits, own user, IPC and network namespaces, no capabilities, Landlock,
-a seccomp allow-list, clean environment; see `sandbox_confine`). Tools run here in the
-host: the worker only holds stubs that send calls over the pipe. The host trusts nothing the worker
-enforces: it caps what comes back (`sandbox_budget`), keeps a wall-clock deadline that
-counts tool time, drops stale frames (every request carries an id), and on timeout,
-crash, an unread tool reply, code that ignores Stop, or a limit it enforces (disk,
-threads), kills and replaces the worker and tells the model its variables were lost.
-"""
+agent code runs (rlimits, a uid of its own, own user, IPC, network and PID namespaces, no
+capabilities, Landlock, a seccomp allow-list, clean environment; see `confine`). Tools run
+here in the host: the worker only holds stubs that send calls over the pipe. The host
+trusts nothing the worker enforces: it caps what comes back (`budget`), keeps a wall-clock
+deadline that counts tool time, drops stale frames (every request carries an id; see
+`execution`), and on timeout, crash, an unread tool reply, code that ignores Stop, or a
+limit it enforces (disk, threads; see `watch`), kills and replaces the worker and tells
+the model its variables were lost."""
 
 from __future__ import annotations
 
 import logging
-import os
 import tempfile
 import threading
 import time
 import weakref
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from agents.errors import AgentConfigError, AgentExecutionError
 from agents.executors.base import CodeOutput
 from agents.executors.preload import modules_to_preload
 from agents.executors.python_runner import DEFAULT_MAX_LOG_CHARS, authorized_roots
-from agents.executors.sandbox_budget import BudgetExceeded, BudgetLimits, StepBudget, StepClock
-from agents.executors.sandbox_cleanup import FolderMoved, folder_usage, remove_tree
-from agents.executors.sandbox_process import (
-    WorkerProcess,
-    WorkerStartError,
+from agents.executors.sandbox.budget import BudgetLimits, StepBudget
+from agents.executors.sandbox.channel import ChannelClosed, ChannelTimeout, ProtocolViolation
+from agents.executors.sandbox.cleanup import remove_tree
+from agents.executors.sandbox.environment import (
     default_read_only_paths,
     package_paths,
     session_environment,
 )
-from agents.executors.sandbox_protocol import (
-    ChannelClosed,
-    ChannelTimeout,
-    ProtocolViolation,
-    decode_value,
-    encode_value,
-)
-from agents.executors.sandbox_results import result_to_output
-from agents.executors.sandbox_tools import run_tool_call
+from agents.executors.sandbox.execution import Execution, StopRequest
+from agents.executors.sandbox.process import LOST, WorkerLost, WorkerProcess
+from agents.executors.sandbox.results import result_to_output
+from agents.executors.sandbox.spawn import WorkerStartError
+from agents.executors.sandbox.watch import WorkerWatch, make_folder
 from agents.executors.state import probe_state
+from agents.executors.values import decode_value, encode_value
 
 logger = logging.getLogger(__name__)
 
 LAYERS = ("process", "clean_env", "rlimits", "landlock", "seccomp")
-_WATCH_INTERVAL = 0.25
-_MAX_STALE_FRAMES = 100  # frames answering no current request, dropped, per execution
-_MAX_DISTURBED_WALKS = 8  # quota walks in a row cut short by the code moving folders
-_LOST = "The sandbox was restarted: all variables, imports and functions defined so far were lost"
-
-
-class WorkerLost(Exception):
-    """The worker had to be replaced; carries the message for the model."""
 
 
 class SandboxExecutor:
@@ -91,8 +80,10 @@ class SandboxExecutor:
         require_isolation: Refuse to run unless every isolation layer is active.
         spare_worker: Keep one interpreter started ahead of time (shared by all executors of
             this process), so a new or replacement worker is ready in milliseconds.
-        namespaces: Give each worker its own user, IPC and network namespaces (Linux; in
-            `isolation`, never fatal when the kernel refuses).
+        namespaces: Give each worker its own user, IPC and network namespaces and, when
+            the app is root, an unprivileged uid of its own (Linux; in `isolation`, never
+            fatal when the kernel refuses). Workers get a PID namespace of their own
+            whenever the app is root, whatever this says (see `pidns`).
         preload_data_stack: Let a new worker import numpy, pandas and matplotlib while it
             waits for its first code (about 1 s of CPU and 90 MB, saved on the first plot).
     """
@@ -132,7 +123,6 @@ class SandboxExecutor:
         self.timeout = float(timeout)
         self.memory_limit_mb = memory_limit_mb
         self.max_tool_seconds = float(max_tool_seconds)
-        self.stop_grace = float(stop_grace)
         self.tool_reply_timeout = float(tool_reply_timeout)
         self._limits = BudgetLimits(
             max_log_chars=max_print_outputs_length or DEFAULT_MAX_LOG_CHARS,
@@ -140,14 +130,15 @@ class SandboxExecutor:
             max_images=max_images,
             max_pixels=max_image_pixels,
         )
-        self.disk_quota = disk_quota_mb * 1024 * 1024
-        self.max_files = max_files
-        self.max_threads = max_threads
         self.require_isolation = require_isolation
         self._owns_scratch = scratch_dir is None
         self._own_dir = tempfile.mkdtemp(prefix="smolui-sandbox-") if self._owns_scratch else None
         self.scratch = scratch_dir or f"{self._own_dir}/scratch"
-        _make_folder(self.scratch)
+        make_folder(self.scratch)
+        self._watch = WorkerWatch(
+            self.scratch, self._owns_scratch, disk_quota_mb * 2**20, max_files, max_threads
+        )
+        self._stop = StopRequest(float(stop_grace))
         roots = authorized_roots(additional_authorized_imports)
         self._setup = {
             "t": "setup",
@@ -177,11 +168,7 @@ class SandboxExecutor:
         self._worker: WorkerProcess | None = None
         self._isolation: dict[str, Any] = {}
         self._lock = threading.RLock()
-        self._in_tool = False
-        self._interrupt_pending = False
-        self._interrupted_at: float | None = None  # when SIGINT first reached the worker
         self._request_id = 0  # each request carries one; replies with another are stale
-        self._walks_disturbed = 0
         self._restore: dict[str, Any] = {}  # plain values for the next worker (after Retry)
         self._note: str | None = None  # told to the model with the next output
         self._warned = False
@@ -219,14 +206,14 @@ class SandboxExecutor:
 
     def __call__(self, code: str) -> CodeOutput:
         with self._lock:
-            self._interrupt_pending = False
+            self._stop.pending = False
             self._closed = False
             worker = self._ensure_worker()
             self._worker_used = True
             budget = StepBudget(self._limits)
             try:
-                result = self._exchange(worker, code, budget)
-                self._check_limits(worker)
+                result = self._execute(worker, code, budget)
+                self._watch.check(worker)
             except WorkerLost as lost:
                 self._discard_worker()
                 raise AgentExecutionError(str(lost), state_lost=True) from None
@@ -237,7 +224,7 @@ class SandboxExecutor:
                 self._discard_worker()
                 logger.exception("Sandbox step failed in the host")
                 raise AgentExecutionError(
-                    f"The sandbox failed ({type(error).__name__}: {error}). {_LOST}.",
+                    f"The sandbox failed ({type(error).__name__}: {error}). {LOST}.",
                     state_lost=True,
                 ) from None
         output = result_to_output(result, budget)
@@ -252,9 +239,7 @@ class SandboxExecutor:
             if self._worker is not None and not self._worker_used and self._worker.alive():
                 return  # it has run nothing since it started (e.g. a warm-up): already fresh
             self._discard_worker()
-            if self._owns_scratch:
-                remove_tree(self.scratch)
-                _make_folder(self.scratch)
+            self._watch.empty_scratch()
 
     def close(self) -> None:
         with self._lock:
@@ -262,19 +247,29 @@ class SandboxExecutor:
             self._discard_worker()
             self._finalizer()
 
-    # -- extras --------------------------------------------------------------------------------
+    # -- the rest of the seam ------------------------------------------------------------------
 
-    def start(self) -> dict[str, Any]:
-        """Start the worker now (otherwise it starts on first use); return the isolation report."""
+    def start(self) -> None:
+        """Start the worker now (otherwise it starts on first use)."""
         with self._lock:
             if self._closed:
                 raise AgentConfigError("This executor was closed; running code reopens it.")
-            return self.isolation
+            self._ensure_worker()
 
-    def set_extra_read_only_paths(self, paths: list[str] | tuple[str, ...]) -> None:
+    @property
+    def running(self) -> bool:
+        """True while a worker process is alive."""
+        worker = self._worker
+        return worker is not None and worker.alive()
+
+    def set_read_paths(self, paths: Sequence[str | Path]) -> None:
         """Let the code read these folders too, instead of those of the last call (for one
         agent serving conversation after conversation, each with its upload folder). Access
-        is fixed when a worker starts: a change replaces the running one (variables lost)."""
+        is fixed when a worker starts: a change replaces the running one (variables lost).
+
+        Args:
+            paths: Folders the code may read; empty takes every grant back.
+        """
         wanted = [*self._read_only, *map(str, paths)]
         with self._lock:
             if wanted != self._setup["read_only"]:
@@ -310,18 +305,11 @@ class SandboxExecutor:
     def interrupt(self) -> None:
         """Stop the running step (it fails with "Interrupted"); variables are kept. Code that
         does not stop within `stop_grace` seconds (it ignores SIGINT) loses its worker."""
-        self._interrupt_pending = True
-        worker = self._worker
-        if worker is not None and not self._in_tool:
-            self._send_interrupt(worker)
-
-    def _send_interrupt(self, worker: WorkerProcess) -> None:
-        if self._interrupted_at is None:
-            self._interrupted_at = time.monotonic()
-        worker.interrupt()
+        self._stop.ask(self._worker)
 
     @property
     def worker_pid(self) -> int | None:
+        """The worker's process id (tells one worker from its replacement); None before."""
         return self._worker.pid if self._worker is not None else None
 
     def __enter__(self) -> SandboxExecutor:
@@ -427,120 +415,19 @@ class SandboxExecutor:
 
     # -- one execution ------------------------------------------------------------------------
 
-    def _exchange(self, worker: WorkerProcess, code: str, budget: StepBudget) -> dict[str, Any]:
-        """Send the code; serve tool calls until the result comes back. Raises WorkerLost."""
-        channel = worker.channel
-        if channel is None:
-            raise WorkerLost(f"The sandbox worker was closed. {_LOST}.")
-        self._interrupted_at = None
-        clock = StepClock(time.monotonic() + self.timeout, self.max_tool_seconds)
-        ident = self._next_id()
-        stale = 0
-        try:
-            channel.send({"t": "exec", "code": code, "id": ident}, clock.deadline)
-            while True:
-                message = self._next_message(worker, clock)
-                if message.get("id") != ident:  # stale or forged: not for this request
-                    stale += 1
-                    if stale > _MAX_STALE_FRAMES:
-                        raise ProtocolViolation(f"more than {_MAX_STALE_FRAMES} stale frames")
-                    continue
-                if message["t"] == "result":
-                    return message
-                if message["t"] != "call":
-                    raise ProtocolViolation(f"unexpected message {message['t']!r}")
-                self._serve_tool_call(channel, message, budget, clock)
-        except ChannelClosed:
-            raise WorkerLost(
-                f"The sandbox worker stopped: {worker.exit_reason()}. {_LOST}."
-            ) from None
-        except ChannelTimeout:
-            raise WorkerLost(
-                f"The code stopped reading from the sandbox channel. {_LOST}."
-            ) from None
-        except ProtocolViolation as error:
-            raise WorkerLost(f"The code broke the sandbox protocol ({error}). {_LOST}.") from None
-
-    def _next_message(self, worker: WorkerProcess, clock: StepClock) -> dict[str, Any]:
-        """Wait for the worker's next frame, watching the deadline, limits and Stop."""
-        channel = worker.channel
-        while channel is not None:
-            now = time.monotonic()
-            if now < clock.deadline:
-                try:
-                    return channel.receive(min(clock.deadline, now + _WATCH_INTERVAL))
-                except ChannelTimeout:
-                    now = time.monotonic()
-            if now >= clock.deadline:
-                tools = f" (plus {clock.tool_seconds:.1f} s in tools)" if clock.tool_seconds else ""
-                raise WorkerLost(
-                    f"Execution timed out after {self.timeout:g} seconds{tools} and was stopped. "
-                    f"{_LOST}. Make the code faster or split the work into smaller steps."
-                )
-            self._check_limits(worker)
-            if self._interrupt_pending and not self._in_tool:
-                if (
-                    self._interrupted_at is not None
-                    and now - self._interrupted_at > self.stop_grace
-                ):
-                    raise WorkerLost(
-                        f"Stopped: the code did not stop within {self.stop_grace:g} s of being "
-                        f"interrupted, so the sandbox worker was killed. {_LOST}."
-                    )
-                self._send_interrupt(worker)  # again: the first may have come before the step
-        raise ChannelClosed("the worker was discarded")
-
-    def _serve_tool_call(
-        self, channel: Any, message: dict[str, Any], budget: StepBudget, clock: StepClock
-    ) -> None:
-        """Run a tool for the worker and answer; its time counts against the tool budget."""
-        started = time.monotonic()
-        self._in_tool = True
-        try:
-            budget.tool_call(channel.last_frame_bytes)
-            reply = run_tool_call(self._tools, message, image=budget.image)
-        except BudgetExceeded as error:
-            reply = {"t": "return", "ok": False, "error": f"Refused by the sandbox: {error}."}
-        finally:
-            self._in_tool = False
-        clock.spent_in_tools(time.monotonic() - started)
-        reply["cid"] = message.get("cid")
-        reply["id"] = message.get("id")
-        # The code must read its reply soon: a reply it never reads would block the host.
-        channel.send(reply, time.monotonic() + self.tool_reply_timeout)
-        if self._interrupt_pending and self._worker is not None:
-            self._send_interrupt(self._worker)
-
-    def _check_limits(self, worker: WorkerProcess) -> None:
-        """Enforce what rlimits cannot: total scratch size and the number of threads."""
-        threads = worker.thread_count()
-        if threads is not None and threads > self.max_threads:
-            raise WorkerLost(
-                f"The code started {threads - 1} threads; the sandbox allows {self.max_threads - 1}. "
-                f"{_LOST}."
-            )
-        worker.drain_stderr()
-        try:
-            used, entries = folder_usage(self.scratch, self.max_files)
-            self._walks_disturbed = 0
-        except FolderMoved:
-            self._walks_disturbed += 1  # the code moved folders during the walk
-            if self._walks_disturbed < _MAX_DISTURBED_WALKS:
-                return
-            used, entries = self.disk_quota + 1, 0  # it keeps hiding its files: over quota
-        if used > self.disk_quota or entries > self.max_files:
-            self._discard_worker()  # stopped first: it must not move folders under the walk
-            if self._owns_scratch:
-                remove_tree(self.scratch)
-                _make_folder(self.scratch)
-            raise WorkerLost(
-                f"The code filled the scratch folder (over {self.disk_quota // 2**20} MB or "
-                f"{self.max_files} files); its files were deleted. {_LOST}."
-            )
-
-
-def _make_folder(path: str) -> None:
-    os.makedirs(path, mode=0o700, exist_ok=True)
+    def _execute(self, worker: WorkerProcess, code: str, budget: StepBudget) -> dict[str, Any]:
+        """Run the code in the worker (see `Execution`); raises WorkerLost."""
+        execution = Execution(
+            worker,
+            self._tools,
+            budget,
+            self._stop,
+            self._watch,
+            timeout=self.timeout,
+            max_tool_seconds=self.max_tool_seconds,
+            tool_reply_timeout=self.tool_reply_timeout,
+        )
+        return execution.run(code, self._next_id())
 
 
 def _cleanup(workers: list[WorkerProcess | None], folder: str | None) -> None:

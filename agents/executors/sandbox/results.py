@@ -15,8 +15,8 @@ from typing import Any
 from agents.errors import AgentExecutionError
 from agents.executors.base import CodeOutput
 from agents.executors.previews import table_from_tree
-from agents.executors.sandbox_budget import BudgetExceeded, BudgetLimits, StepBudget, cut_text
-from agents.executors.sandbox_protocol import ReprValue, decode_value
+from agents.executors.sandbox.budget import BudgetExceeded, BudgetLimits, StepBudget, cut_text
+from agents.executors.values import ReprValue, decode_value
 
 
 def result_to_output(result: dict[str, Any], budget: StepBudget | None = None) -> CodeOutput:

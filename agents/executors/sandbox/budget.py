@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agents.executors.sandbox_protocol import decode_png, png_size
+from agents.executors.values import decode_png, png_size
 
 
 class BudgetExceeded(ValueError):

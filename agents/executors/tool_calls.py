@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agents.executors.sandbox_protocol import decode_value, encode_value
+from agents.executors.values import decode_value, encode_value
 from tools.base import Tool, ToolArgumentError
 
 MAX_ERROR_CHARS = 4000

@@ -16,7 +16,7 @@ import threading
 import types
 from typing import Any
 
-from agents.executors.sandbox_protocol import TAG, encode_value
+from agents.executors.values import TAG, encode_value
 
 Marks = dict[str, Any]
 

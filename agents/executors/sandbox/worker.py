@@ -1,7 +1,7 @@
 """The sandbox worker: the confined process that runs model-written code, one request at a time.
 
 `SandboxExecutor` starts it with a clean environment and two pipes (often ahead of time,
-as a spare). The worker waits for its setup (folder, environment, limits), confines itself (`sandbox_confine.confine`), says it is ready, then serves:
+as a spare). The worker waits for its setup (folder, environment, limits), confines itself (`confine.confine`), says it is ready, then serves:
 `exec` runs a snippet against a namespace that persists (like a notebook), `vars` adds
 values, `tools` installs stubs that forward calls to the host. Only the standard library
 is imported here, so a fresh worker starts fast and stays small.
@@ -29,15 +29,10 @@ from agents.executors.python_runner import (
     make_print,
     run_snippet,
 )
-from agents.executors.sandbox_confine import confine
-from agents.executors.sandbox_marks import changes_since, interpreter_marks, plain_values
-from agents.executors.sandbox_protocol import (
-    TAG,
-    Channel,
-    ChannelClosed,
-    decode_value,
-    encode_value,
-)
+from agents.executors.sandbox.channel import Channel, ChannelClosed
+from agents.executors.sandbox.confine import confine
+from agents.executors.sandbox.marks import changes_since, interpreter_marks, plain_values
+from agents.executors.values import TAG, decode_value, encode_value
 
 _PERMISSION_HINT = (
     " [the sandbox forbids this: no network, no new processes, no signals to other "
@@ -113,8 +108,13 @@ class Worker:
         self.preload = [str(m) for m in setup.get("preload", [])]  # until the first code runs
 
     def serve(self) -> None:
-        handlers = {"exec": self.execute, "vars": self.set_variables, "tools": self.set_tools,
-                    "checkpoint": self.checkpoint, "rollback": self.rollback}  # fmt: skip
+        handlers = {
+            "exec": self.execute,
+            "vars": self.set_variables,
+            "tools": self.set_tools,
+            "checkpoint": self.checkpoint,
+            "rollback": self.rollback,
+        }
         while True:
             if self.preload and preload_while_idle(self.channel.read_fd, self.preload):
                 self.preload = []  # idle before the first code: the data stack is imported

@@ -14,7 +14,9 @@ import signal
 import sys
 from typing import Any
 
-from agents.executors import sandbox_landlock, sandbox_namespaces, sandbox_seccomp
+from agents.executors.sandbox import landlock, seccomp
+from agents.executors.sandbox.identity import DEFAULT_WORKER_ID, become
+from agents.executors.sandbox.namespaces import enter as enter_namespaces
 
 _PR_SET_DUMPABLE = 4
 _PR_CAPBSET_DROP = 24
@@ -34,7 +36,8 @@ def confine(
         limits: `memory_mb`, `cpu_seconds`, `file_mb`, `open_files` (None leaves one unset).
         read_only: Paths the code may read.
         read_write: Paths the code may read and write (the scratch folder).
-        namespaces: Enter new user, IPC and network namespaces (see `sandbox_namespaces`).
+        namespaces: Enter new user, IPC and network namespaces (see the `namespaces` module),
+            under an id of its own when the app is root (see `identity`).
     """
     report: dict[str, Any] = {"process": True, "clean_env": True, "notes": {}}
     linux = sys.platform.startswith("linux")
@@ -44,7 +47,14 @@ def confine(
     report["rlimits"] = _try(report, "rlimits", lambda: set_limits(limits))
     # Before the capabilities go: a new user namespace gives a full set to drop there.
     if namespaces:
-        report["namespaces"] = linux and _try(report, "namespaces", sandbox_namespaces.enter)
+        # While still root: an id of its own (the user namespace then maps that id).
+        report["own_uid"] = linux and _try(
+            report, "own_uid", lambda: become(DEFAULT_WORKER_ID, read_only, read_write)
+        )
+        report["namespaces"] = linux and _try(report, "namespaces", enter_namespaces)
+        if linux:
+            _prctl(_PR_SET_DUMPABLE, 0)  # again: a change of uid may have reset it
+    report["pid_namespace"] = linux and os.getpid() == 1  # see `pidns`: made by the host
     report["capabilities_dropped"] = linux and _try(report, "capabilities", drop_capabilities)
     report["landlock"] = linux and _try(
         report, "landlock", lambda: _landlock(read_only, read_write)
@@ -140,11 +150,11 @@ def _last_capability() -> int:
 
 
 def _landlock(read_only: list[str], read_write: list[str]) -> str:
-    result = sandbox_landlock.restrict(read_only, read_write)
+    result = landlock.restrict(read_only, read_write)
     extras = [name for name in ("network_tcp", "signals_scoped") if result[name]]
     return f"ABI {result['abi']}" + (f" (+{', '.join(extras)})" if extras else "")
 
 
 def _seccomp() -> str:
-    report = sandbox_seccomp.install()
+    report = seccomp.install()
     return f"allow-list of {report['rules']} rules, EPERM for the rest"

@@ -9,9 +9,8 @@ deletes them when it exits. The network namespace has no interface but a loopbac
 down: no network at all, even for a call the other layers would miss (about 3 ms more
 per start). Standard library only.
 
-Not done here: a different uid outside (the app's upload folders are private to the app's
-uid, so a worker under another uid could not read them), and a PID namespace (it needs the
-worker to be created inside one, which CPython 3.11's `subprocess` cannot do).
+Elsewhere: the uid of its own those ids are, when the app is root (`identity`, just
+before this), and the PID namespace, which the host makes as it starts the worker (`pidns`).
 """
 
 from __future__ import annotations

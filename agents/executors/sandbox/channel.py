@@ -1,0 +1,127 @@
+"""Framed JSON messages between the host and a sandbox worker, over a pair of pipes.
+
+Both sides load this module, so it imports only the standard library. A message is a
+4-byte big-endian length followed by UTF-8 JSON; oversized frames are refused before they
+are read, and every wait has a deadline. What the values inside look like: `values`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import time
+from typing import Any
+
+HEADER_BYTES = 4
+DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+
+
+class ChannelClosed(EOFError):
+    """The other side closed the pipe (for the host: the worker died)."""
+
+
+class ChannelTimeout(TimeoutError):
+    """No complete message arrived (or could be sent) before the deadline."""
+
+
+class ProtocolViolation(ValueError):
+    """The other side sent something that is not a valid message."""
+
+
+class Channel:
+    """Framed JSON messages over a pair of pipe file descriptors.
+
+    Args:
+        read_fd: Where messages arrive.
+        write_fd: Where messages go.
+        max_message_bytes: Larger incoming frames are refused (the sender is misbehaving).
+        chunk_bytes: How much one read asks for (small in the worker, whose memory is tight).
+    """
+
+    def __init__(
+        self,
+        read_fd: int,
+        write_fd: int,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+        chunk_bytes: int = 1 << 20,
+    ):
+        self.read_fd = read_fd
+        self.write_fd = write_fd
+        self.max_message_bytes = max_message_bytes
+        self.chunk_bytes = chunk_bytes
+        self._buffer = bytearray()
+        self.last_frame_bytes = 0  # size of the last message received
+
+    def send(self, message: dict[str, Any], deadline: float | None = None) -> None:
+        """Write one message; with a deadline, give up (ChannelTimeout) if the reader stalls."""
+        body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
+        view = memoryview(len(body).to_bytes(HEADER_BYTES, "big") + body)
+        while view:
+            if deadline is not None:
+                _wait(self.write_fd, deadline, for_write=True)
+            try:
+                written = os.write(self.write_fd, view)
+            except BlockingIOError:
+                continue
+            except (BrokenPipeError, OSError) as error:
+                raise ChannelClosed(f"pipe closed while sending: {error}") from error
+            view = view[written:]
+
+    def receive(self, deadline: float | None = None) -> dict[str, Any]:
+        """Read one message; raise ChannelTimeout at the deadline, ChannelClosed on EOF."""
+        size = None
+        while True:
+            if size is None and len(self._buffer) >= HEADER_BYTES:
+                size = int.from_bytes(self._buffer[:HEADER_BYTES], "big")
+                if size > self.max_message_bytes:
+                    raise ProtocolViolation(
+                        f"message of {size} bytes exceeds the {self.max_message_bytes} byte limit"
+                    )
+            if size is not None and len(self._buffer) >= HEADER_BYTES + size:
+                body = bytes(self._buffer[HEADER_BYTES : HEADER_BYTES + size])
+                del self._buffer[: HEADER_BYTES + size]
+                self.last_frame_bytes = size
+                return _parse(body)
+            if deadline is not None:
+                _wait(self.read_fd, deadline, for_write=False)
+            try:
+                chunk = os.read(self.read_fd, self.chunk_bytes)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                raise ChannelClosed("pipe closed by the other side")
+            self._buffer += chunk
+
+    def close(self) -> None:
+        for fd in {self.read_fd, self.write_fd}:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def _wait(fd: int, deadline: float, for_write: bool) -> None:
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise ChannelTimeout("deadline passed")
+    ready = (
+        select.select([], [fd], [], remaining)
+        if for_write
+        else select.select([fd], [], [], remaining)
+    )
+    if not any(ready):
+        raise ChannelTimeout("deadline passed")
+
+
+def _parse(body: bytes) -> dict[str, Any]:
+    try:
+        message = json.loads(body)
+    except (ValueError, RecursionError) as error:
+        raise ProtocolViolation(f"invalid message: {error}") from None
+    if not isinstance(message, dict) or not isinstance(message.get("t"), str):
+        raise ProtocolViolation("a message must be an object with a string 't' field")
+    return message
+
+
+# -- values --------------------------------------------------------------------------------

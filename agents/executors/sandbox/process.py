@@ -1,0 +1,171 @@
+"""A sandbox worker process as the host sees it: set up, watched, interrupted, killed."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import time
+from typing import Any
+
+from agents.executors.sandbox.channel import Channel, ChannelTimeout
+from agents.executors.sandbox.spawn import (
+    SPARES,
+    Spawned,
+    StderrTail,
+    WorkerStartError,
+    kill_group,
+)
+
+logger = logging.getLogger(__name__)
+
+LOST = "The sandbox was restarted: all variables, imports and functions defined so far were lost"
+
+
+class WorkerLost(Exception):
+    """The worker had to be replaced; carries the message for the model."""
+
+
+class WorkerProcess:
+    """A confined worker and the host's end of its pipes.
+
+    Args:
+        setup: The setup message (folder, environment, limits, paths, import policy, caps).
+        max_message_bytes: Cap on any message from the worker.
+        use_spare: Take the spare interpreter if one is ready (and start the next one).
+    """
+
+    def __init__(self, setup: dict[str, Any], max_message_bytes: int, use_spare: bool = True):
+        self.setup = setup
+        self.max_message_bytes = max_message_bytes
+        self.use_spare = use_spare
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.channel: Channel | None = None
+        self.stderr: StderrTail | None = None
+        self.isolation: dict[str, Any] = {}
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid if self.proc else -1
+
+    def start(self, timeout: float = 15.0) -> dict[str, Any]:
+        """Get an interpreter, send the setup, wait until confined; return the isolation report."""
+        spawned = (
+            SPARES.take(self.max_message_bytes)
+            if self.use_spare
+            else Spawned(self.max_message_bytes)
+        )
+        self.proc, self.channel, self.stderr = spawned.proc, spawned.channel, spawned.stderr
+        deadline = time.monotonic() + timeout
+        try:
+            self.channel.send(self.setup, deadline)
+            ready = self._await_ready(deadline)
+        except Exception as error:
+            reason = self.exit_reason()
+            self.kill()
+            raise WorkerStartError(f"{type(error).__name__}: {error}; {reason}") from None
+        if ready.get("t") != "ready":
+            self.kill()
+            raise WorkerStartError(f"unexpected first message {ready.get('t')!r}")
+        self.isolation = dict(ready.get("isolation") or {})
+        return self.isolation
+
+    def _await_ready(self, deadline: float) -> dict[str, Any]:
+        """The worker's first message; its stderr is drained meanwhile (a spare that wrote
+        much while it waited would otherwise stay blocked on a full pipe)."""
+        while True:
+            try:
+                return self.channel.receive(min(deadline, time.monotonic() + 0.1))
+            except ChannelTimeout:
+                if time.monotonic() >= deadline:
+                    raise
+                self.drain_stderr()
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def interrupt(self) -> None:
+        if self.alive():
+            os.kill(self.pid, signal.SIGINT)
+
+    def kill(self) -> None:
+        """Stop the worker for good and close the pipes."""
+        if self.proc is not None:
+            kill_group(self.proc)
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+        if self.channel is not None:
+            self.channel.close()
+            self.channel = None
+        if self.stderr is not None:
+            self.stderr.close()
+
+    def exit_reason(self) -> str:
+        """Why the worker is gone, in words, for the model. The end of its stderr goes to the
+        host's log only: the code controls it."""
+        if self.proc is None:
+            return "it never started"
+        try:
+            code = self.proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            return "it stopped answering"
+        if code < 0:
+            reason = _signal_reason(-code, self.setup.get("limits", {}))
+        else:
+            reason = f"it exited with status {code}"
+        tail = self.stderr_tail()
+        if tail:
+            logger.warning(
+                "Sandbox worker %s stopped (%s); its stderr ended: %s", self.pid, reason, tail
+            )
+        return reason
+
+    def stderr_tail(self, limit: int = 600) -> str:
+        """The end of what the worker wrote to its stderr (for the host's log)."""
+        return self.stderr.text()[-limit:] if self.stderr is not None else ""
+
+    def drain_stderr(self) -> None:
+        """Empty the stderr pipe so a chatty worker never blocks on it (keeps the tail)."""
+        if self.stderr is not None:
+            self.stderr.drain()
+
+    def thread_count(self) -> int | None:
+        """How many threads the worker runs (Linux only; None elsewhere)."""
+        try:
+            with open(f"/proc/{self.pid}/status") as file:
+                for line in file:
+                    if line.startswith("Threads:"):
+                        return int(line.split()[1])
+        except (OSError, ValueError):
+            return None
+        return None
+
+    def resident_mb(self) -> float | None:
+        """Resident memory of the worker in MB (Linux only)."""
+        try:
+            with open(f"/proc/{self.pid}/status") as file:
+                for line in file:
+                    if line.startswith("VmRSS:"):
+                        return int(line.split()[1]) / 1024
+        except (OSError, ValueError):
+            return None
+        return None
+
+
+def _signal_reason(number: int, limits: dict[str, Any]) -> str:
+    if number == signal.SIGXCPU:
+        return f"it used up its CPU time budget ({limits.get('cpu_seconds')} s)"
+    if number == signal.SIGSEGV:
+        return "it crashed (segmentation fault; often recursion too deep for the C stack)"
+    if number == signal.SIGKILL:
+        return "it was killed (out of memory, or over its CPU time budget)"
+    if number == signal.SIGSYS:
+        return "it made a forbidden system call"
+    try:
+        name = signal.Signals(number).name
+    except ValueError:
+        name = str(number)
+    return f"it was stopped by signal {name}"
