@@ -15,6 +15,7 @@ from agents.errors import (
     AgentToolCallError,
     AgentToolExecutionError,
 )
+from agents.events import AgentEvent, SubAgentEvent
 from agents.lazy_exports import lazy_exports
 from agents.memory import (
     ActionOutput,
@@ -84,6 +85,7 @@ __all__ = [
     "ActionStep",
     "AgentConfigError",
     "AgentError",
+    "AgentEvent",
     "AgentExecutionError",
     "AgentGenerationError",
     "AgentMaxStepsError",
@@ -104,6 +106,7 @@ __all__ = [
     "RunResult",
     "ScriptedModel",
     "ScriptedReply",
+    "SubAgentEvent",
     "SystemPromptStep",
     "TaskStep",
     "Timing",

@@ -6,44 +6,47 @@ an answer becomes an action (`_step_stream`); everything else lives here.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
-from collections.abc import Callable, Generator, Iterator
-from typing import Any
+from collections.abc import Callable, Generator, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from agents import context, planning
 from agents.agent_api import AgentApiMixin, check_grammar
-from agents.callbacks import normalize_callbacks, takes_agent
+from agents.callbacks import normalize_callbacks, run_callbacks
 from agents.console import ConsoleLogger, LogLevel
 from agents.errors import (
     AgentConfigError,
     AgentError,
     AgentGenerationError,
     AgentInterruptedError,
-    AgentMaxStepsError,
 )
+from agents.events import AgentEvent
+from agents.final_answer_checks import check_final_answer
 from agents.memory import (
     ActionOutput,
     ActionStep,
     AgentMemory,
     FinalAnswerStep,
     MemoryStep,
-    RunResult,
     SystemPromptStep,
     TaskStep,
-    Timing,
 )
-from agents.models.messages import (
-    ChatMessage,
-    ChatMessageStreamDelta,
-    TokenUsage,
-    agglomerate_stream_deltas,
-)
+from agents.model_call import call_model
+from agents.models.messages import ChatMessage, ChatMessageStreamDelta
 from agents.monitoring import AgentLogger
 from agents.persistence import PersistenceMixin
 from agents.prompts import load_prompt_templates
+from agents.run_result import collect_run
 from agents.toolset import build_toolset
 from agents.tracing import AgentTracing, default_tracer
+
+if TYPE_CHECKING:
+    from agents.executors.base import CodeExecutor
+
+logger = logging.getLogger(__name__)
 
 
 class MultiStepAgent(PersistenceMixin, AgentApiMixin):
@@ -132,7 +135,8 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
         self.step_number = 0
         self.task: str | None = None
         self._interrupt = threading.Event()
-        self._run_lock = threading.Lock()
+        self._state_checkpoint: dict[str, Any] | None = None
+        self._context_windows = {mode: context.ContextWindow(mode) for mode in (False, True)}
 
     _base_tools_with_interpreter = False
 
@@ -142,27 +146,17 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
         raise NotImplementedError
 
     def write_memory_to_messages(self, summary_mode: bool = False) -> list[ChatMessage]:
-        """The memory as model messages, trimmed to the context budget."""
-        head = self.memory.system_prompt.to_messages(summary_mode)
-        groups = []
-        last_task = max(
-            (i for i, s in enumerate(self.memory.steps) if isinstance(s, TaskStep)), default=0
+        """The memory as model messages, trimmed to the context budget.
+
+        Args:
+            summary_mode: Leave out the system prompt and the model's own outputs.
+        """
+        return self._context_windows[summary_mode].messages(
+            self.memory.system_prompt,
+            self.memory.steps,
+            self._context_budget(),
+            self.model.count_tokens,
         )
-        latest = len(self.memory.steps) - context.PROTECTED_LATEST_STEPS
-        for index, step in enumerate(self.memory.steps):
-            groups.append(
-                context.StepMessages(
-                    step.to_messages(summary_mode),
-                    is_task=isinstance(step, TaskStep),
-                    # The current task and the latest steps stay whole; the current task's
-                    # earlier steps go after every older turn's, oldest first.
-                    protected=index == last_task or index >= latest,
-                )
-            )
-        budget = self._context_budget()
-        if not budget:
-            return head + [m for g in groups for m in g.messages]
-        return context.fit_to_budget(head, groups, budget, self.model.count_tokens)
 
     def _context_budget(self) -> int:
         if self.max_context_tokens == 0:
@@ -172,6 +166,32 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
         return context.default_budget(getattr(self.model, "context_size", None))
 
     # -- running ---------------------------------------------------------------------
+
+    @overload
+    def run(
+        self,
+        task: str,
+        stream: Literal[True],
+        reset: bool = True,
+        images: list[Any] | None = None,
+        additional_args: dict[str, Any] | None = None,
+        max_steps: int | None = None,
+        return_full_result: bool | None = None,
+        single_step: bool = False,
+    ) -> Iterator[AgentEvent]: ...
+
+    @overload
+    def run(
+        self,
+        task: str,
+        stream: Literal[False] = False,
+        reset: bool = True,
+        images: list[Any] | None = None,
+        additional_args: dict[str, Any] | None = None,
+        max_steps: int | None = None,
+        return_full_result: bool | None = None,
+        single_step: bool = False,
+    ) -> Any: ...
 
     def run(
         self,
@@ -183,12 +203,12 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
         max_steps: int | None = None,
         return_full_result: bool | None = None,
         single_step: bool = False,
-    ) -> Any:
+    ) -> Iterator[AgentEvent] | Any:
         """Run the agent on a task.
 
         Args:
             task: What to do.
-            stream: Return a generator of events instead of the answer.
+            stream: Return an iterator of `AgentEvent`s instead of the answer.
             reset: Start a new conversation; False continues the previous one.
             images: PIL images that come with the task.
             additional_args: Values made available to the agent (as variables for code).
@@ -200,6 +220,10 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
             raise AgentConfigError("task must be a non-empty string.")
         self._interrupt.clear()
         self.task = task
+        self.memory.system_prompt = SystemPromptStep(self.initialize_system_prompt())
+        if reset:
+            self.reset()
+        self._take_checkpoint()
         if additional_args:
             self.state.update(additional_args)
             task += (
@@ -207,11 +231,6 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
                 f"in your code: {', '.join(sorted(additional_args))}.\n"
                 + "\n".join(f"{k}: {_preview(v)}" for k, v in additional_args.items())
             )
-        self.memory.system_prompt = SystemPromptStep(self.initialize_system_prompt())
-        if reset:
-            self.memory.reset()
-            self.state = dict(additional_args or {})
-            self._reset_run_state()
         self.memory.steps.append(TaskStep(task=task, task_images=list(images or []) or None))
         self._prepare_run(additional_args or {})
         self.logger.on_run_start(task, self.model)
@@ -222,44 +241,17 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
         )
         if stream:
             return events
-        return self._consume(
-            events, self.return_full_result if return_full_result is None else return_full_result
-        )
+        full = self.return_full_result if return_full_result is None else return_full_result
+        return collect_run(events, self.memory, full)
 
-    def _consume(self, events: Iterator[Any], full: bool) -> Any:
-        start, steps_before = time.time(), len(self.memory.steps)
-        output, state, error = None, "success", None
-        try:
-            for event in events:
-                if isinstance(event, FinalAnswerStep):
-                    output = event.output
-        except AgentError as err:
-            if not full:
-                raise
-            state = "interrupted" if isinstance(err, AgentInterruptedError) else "error"
-            error = err
-        new_steps = self.memory.steps[steps_before - 1 :]
-        if any(
-            isinstance(s, ActionStep) and isinstance(s.error, AgentMaxStepsError) for s in new_steps
-        ):
-            state = "max_steps_error"
-        if not full:
-            return output
-        usage = TokenUsage()
-        for step in new_steps:
-            usage = usage + getattr(step, "token_usage", None)
-        return RunResult(
-            output, state, [s.dict() for s in new_steps], usage, Timing(start, time.time()), error
-        )
-
-    def _logged(self, events: Iterator[Any]) -> Generator[Any, None, None]:
+    def _logged(self, events: Iterator[AgentEvent]) -> Iterator[AgentEvent]:
         for event in events:
             self.logger.on_event(event)
             yield event
 
     def _run_stream(
         self, task: str, max_steps: int, images: list[Any] | None, single_step: bool
-    ) -> Generator[Any, None, None]:
+    ) -> Generator[AgentEvent, None, None]:
         self.step_number = 1
         final, has_final = None, False
         while not has_final and self.step_number <= max_steps:
@@ -299,15 +291,7 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
         self.memory.steps.append(step)
         self.tracing.step_ended(step)
         if callbacks:
-            self._run_callbacks(step)
-
-    def _run_callbacks(self, step: MemoryStep) -> None:
-        for kind, callback in self.step_callbacks:
-            if kind is None or isinstance(step, kind):
-                if takes_agent(callback):
-                    callback(step, agent=self)
-                else:
-                    callback(step)
+            run_callbacks(self.step_callbacks, step, self)
 
     def _planning_due(self) -> bool:
         interval = self.planning_interval
@@ -318,23 +302,7 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
             raise AgentInterruptedError("The run was interrupted.")
 
     def _check_final_answer(self, answer: Any) -> None:
-        for check in self.final_answer_checks:
-            label = getattr(check, "__name__", "check")
-            try:
-                if takes_agent(check):
-                    ok = check(answer, self.memory, agent=self)
-                else:
-                    ok = check(answer, self.memory)
-            except Exception as error:
-                raise AgentError(
-                    f"Your final answer failed the check '{label}': {error}. Fix it and retry."
-                ) from error
-            if not ok:
-                raise AgentError(f"Your final answer failed the check '{label}'. Fix it and retry.")
-
-    def interrupt(self) -> None:
-        """Stop the current run at the next step boundary (or during model streaming)."""
-        self._interrupt.set()
+        check_final_answer(self.final_answer_checks, answer, self.memory, self)
 
     # -- model calls, shared by subclasses ---------------------------------------------
 
@@ -342,67 +310,79 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
         self, messages: list[ChatMessage], **kwargs: Any
     ) -> Generator[ChatMessageStreamDelta, None, ChatMessage]:
         """Call the model (streaming when enabled); provider failures end the run."""
-        calls = self._call_model_untraced(messages, **kwargs)
-        return (yield from self.tracing.model_call(calls, self.model, messages))
-
-    def _call_model_untraced(
-        self, messages: list[ChatMessage], **kwargs: Any
-    ) -> Generator[ChatMessageStreamDelta, None, ChatMessage]:
         if self.grammar is not None:
             kwargs.setdefault("grammar", self.grammar)
-        try:
-            if not self.stream_outputs:
-                return self.model.generate(messages, **kwargs)
-            deltas = []
-            for delta in self.model.generate_stream(messages, **kwargs):
-                if self._interrupt.is_set():
-                    raise AgentInterruptedError("The run was interrupted.")
-                deltas.append(delta)
-                yield delta
-            return agglomerate_stream_deltas(deltas)
-        except (AgentError, GeneratorExit):
-            raise
-        except Exception as error:
-            detail = getattr(error, "message", None) or str(error) or type(error).__name__
-            raise AgentGenerationError(
-                f"The model call failed: {type(error).__name__}: {detail}"
-            ) from error
+        calls = call_model(self.model, messages, self.stream_outputs, self._interrupt, **kwargs)
+        return (yield from self.tracing.model_call(calls, self.model, messages))
+
+    # -- the agent's lifecycle, as a UI or a library user drives it --------------------
+
+    @property
+    def executor(self) -> CodeExecutor | None:
+        """What runs the agent's code; None for an agent that only calls tools."""
+        return None
+
+    def warm_up(self) -> None:
+        """Start what the first step would otherwise wait for (e.g. the code worker)."""
+
+    def grant_read_paths(self, paths: Sequence[str | Path]) -> None:
+        """Let the agent's code read these folders (replacing those granted before).
+
+        Args:
+            paths: Folders the code may read; an empty list takes every grant back.
+        """
+
+    def reset(self) -> None:
+        """Forget the conversation: memory, state and the executor's variables."""
+        self.memory.reset()
+        self.state = {}
+        self._state_checkpoint = None
+        if self.executor is not None:
+            self.executor.reset()
+
+    def undo_last_turn(self) -> bool:
+        """Forget the last task: its steps leave memory, and the state and the code's
+        variables go back to what they were when its run started.
+
+        Variables go back one run only: undoing again (or undoing a conversation restored
+        into memory) drops steps from memory and leaves the variables as they are.
+        Returns False, changing nothing, when memory holds no task.
+        """
+        steps = self.memory.steps
+        last = next(
+            (i for i in range(len(steps) - 1, -1, -1) if isinstance(steps[i], TaskStep)), None
+        )
+        if last is None:
+            return False
+        del steps[last:]
+        if self._state_checkpoint is not None:
+            self.state = self._state_checkpoint
+            self._state_checkpoint = None
+        if self.executor is not None:
+            try:
+                self.executor.rollback()
+            except Exception:  # the next execution reports a broken executor to the model
+                logger.warning("rolling the executor's variables back failed", exc_info=True)
+        return True
+
+    def interrupt(self) -> None:
+        """Stop the current run at the next step boundary (or during model streaming)."""
+        self._interrupt.set()
+
+    def _take_checkpoint(self) -> None:
+        """Remember state and the code's variables as they are before a run, for undo."""
+        self._state_checkpoint = dict(self.state)
+        if self.executor is not None:
+            self.executor.checkpoint()
 
     # -- hooks for subclasses --------------------------------------------------------
 
-    def _step_stream(self, step: ActionStep) -> Generator[Any, None, None]:
+    def _step_stream(self, step: ActionStep) -> Generator[AgentEvent, None, None]:
+        """Fill `step` from one model call and its action, yielding events as they happen."""
         raise NotImplementedError
 
     def _prepare_run(self, additional_args: dict[str, Any]) -> None:
         """Make state and tools available before the first step (e.g. to an executor)."""
-
-    def _reset_run_state(self) -> None:
-        """Forget per-conversation state beyond memory (e.g. executor variables)."""
-
-    # -- inspection ------------------------------------------------------------------
-
-    def replay(self, detailed: bool = False) -> None:
-        """Print the memory again: task, and each step's output, code, observations, errors
-        and tokens.
-
-        Args:
-            detailed: Also print the messages the model saw at each step.
-        """
-        self.memory.replay(AgentLogger(LogLevel.INFO, stream=self.logger.stream), detailed)
-
-    def visualize(self) -> str:
-        """Print and return the tree of this agent, its tools and managed agents."""
-        from agents.tree import agent_tree
-
-        text = agent_tree(self)
-        self.logger._write(text)
-        return text
-
-    def __call__(self, task: str, **kwargs: Any) -> str:
-        """Run as a managed agent: the manager's task in, a report out."""
-        from agents.managed import run_as_managed
-
-        return run_as_managed(self, task, **kwargs)
 
     def close(self) -> None:
         """Release resources (executors, tools' workers); do not use the agent afterwards."""

@@ -1,5 +1,6 @@
 """The parts of smolagents' agent API that sit beside the loop: `system_prompt`, `monitor`,
-`logs`, `step`, `provide_final_answer`, `cleanup` and `with agent:`, and the `grammar=` check.
+`logs`, `replay`, `visualize`, calling an agent as a managed one, `step`,
+`provide_final_answer`, `cleanup` and `with agent:`, and the `grammar=` check.
 
 `MultiStepAgent` mixes this in; the loop itself stays in `agents.agent`.
 """
@@ -9,10 +10,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from agents.console import LogLevel
 from agents.errors import AgentConfigError, AgentError, AgentParsingError
 from agents.memory import ActionOutput, ActionStep, MemoryStep
 from agents.models.messages import ChatMessage
-from agents.monitoring import Monitor
+from agents.monitoring import AgentLogger, Monitor
 
 
 class AgentApiMixin:
@@ -43,6 +45,29 @@ class AgentApiMixin:
     def logs(self) -> list[MemoryStep]:
         """The system prompt step, then every memory step (smolagents' older `agent.logs`)."""
         return [self.memory.system_prompt, *self.memory.steps]
+
+    def replay(self, detailed: bool = False) -> None:
+        """Print the memory again: task, and each step's output, code, observations, errors
+        and tokens.
+
+        Args:
+            detailed: Also print the messages the model saw at each step.
+        """
+        self.memory.replay(AgentLogger(LogLevel.INFO, stream=self.logger.stream), detailed)
+
+    def visualize(self) -> str:
+        """Print and return the tree of this agent, its tools and managed agents."""
+        from agents.tree import agent_tree
+
+        text = agent_tree(self)
+        self.logger._write(text)
+        return text
+
+    def __call__(self, task: str, **kwargs: Any) -> str:
+        """Run as a managed agent: the manager's task in, a report out."""
+        from agents.managed import run_as_managed
+
+        return run_as_managed(self, task, **kwargs)
 
     def cleanup(self) -> None:
         """Release the agent's executor and tools (smolagents' name for `close`)."""

@@ -6,18 +6,41 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+Callback = tuple[type | None, Callable[..., Any], bool]
 
-def normalize_callbacks(callbacks: Any) -> list[tuple[type | None, Callable]]:
-    """`[(step class or None for all, callback)]` from a list or a dict of callbacks."""
+
+def normalize_callbacks(callbacks: Any) -> list[Callback]:
+    """`[(step class or None for all, callback, takes the agent)]` from a list or a dict.
+
+    Args:
+        callbacks: A list of callbacks, or a dict from step class to a callback or a list.
+    """
     if not callbacks:
         return []
     if isinstance(callbacks, dict):
-        out = []
+        pairs = []
         for kind, funcs in callbacks.items():
             funcs = funcs if isinstance(funcs, (list, tuple)) else [funcs]
-            out += [(kind, f) for f in funcs]
-        return out
-    return [(None, f) for f in callbacks]
+            pairs += [(kind, f) for f in funcs]
+    else:
+        pairs = [(None, f) for f in callbacks]
+    return [(kind, f, takes_agent(f)) for kind, f in pairs]
+
+
+def run_callbacks(callbacks: list[Callback], step: Any, agent: Any) -> None:
+    """Call the callbacks registered for the step's class (or for all steps).
+
+    Args:
+        callbacks: As returned by `normalize_callbacks`.
+        step: The step that just ended.
+        agent: The agent, for callbacks that take it.
+    """
+    for kind, callback, wants_agent in callbacks:
+        if kind is None or isinstance(step, kind):
+            if wants_agent:
+                callback(step, agent=agent)
+            else:
+                callback(step)
 
 
 def takes_agent(callback: Callable) -> bool:

@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
+from pathlib import Path
 from typing import Any
 
 from agents.agent import MultiStepAgent
 from agents.errors import AgentExecutionError
-from agents.events import drain_while
-from agents.executors import create_executor
+from agents.events import AgentEvent
+from agents.executors import CodeExecutor, create_executor
 from agents.executors.python_runner import BASE_AUTHORIZED_IMPORTS
 from agents.memory import ActionOutput, ActionStep, ToolCall
+from agents.models.messages import ChatMessage, ChatMessageStreamDelta
 from agents.parsing import extract_code, extract_structured_code
 from agents.prompts import render
 from agents.prompts.code_tags import code_stop_sequences, resolve_code_block_tags
 from agents.repair import repair_code, with_note
 from agents.small_model import select_profile
+from agents.sub_agents import drain_while
 
 logger = logging.getLogger(__name__)
 
@@ -73,7 +76,7 @@ class CodeAgent(MultiStepAgent):
         additional_authorized_imports: list[str] | None = None,
         executor_type: str = "sandbox",
         executor_kwargs: dict[str, Any] | None = None,
-        executor: Any = None,
+        executor: CodeExecutor | None = None,
         max_print_outputs_length: int | None = None,
         use_structured_outputs_internally: bool = False,
         code_block_tags: str | tuple[str, str] | None = None,
@@ -91,8 +94,9 @@ class CodeAgent(MultiStepAgent):
         self.small_model_profile = select_profile(model, small_model)
         if self.small_model_profile is not None:
             self.prompt_file = self.small_model_profile.prompt_file
+            kwargs["max_steps"] = self.small_model_profile.steps_per_run(kwargs.get("max_steps"))
         super().__init__(tools, model, **kwargs)
-        self.executor = executor or create_executor(
+        self._executor: CodeExecutor = executor or create_executor(
             executor_type,
             additional_authorized_imports=self.additional_authorized_imports,
             max_print_outputs_length=max_print_outputs_length,
@@ -101,9 +105,14 @@ class CodeAgent(MultiStepAgent):
         self._tools_sent = False
 
     @property
-    def python_executor(self) -> Any:
+    def executor(self) -> CodeExecutor:
+        """The executor that runs the model's code."""
+        return self._executor
+
+    @property
+    def python_executor(self) -> CodeExecutor:
         """The executor (smolagents' name); its `state` holds the code's variables."""
-        return self.executor
+        return self._executor
 
     def initialize_system_prompt(self) -> str:
         open_tag, close_tag = self.code_block_tags
@@ -120,6 +129,15 @@ class CodeAgent(MultiStepAgent):
             custom_instructions=self.instructions or "",
         )
 
+    def write_memory_to_messages(self, summary_mode: bool = False) -> list[Any]:
+        """The memory as model messages; a small model gets its short transcript."""
+        if self.small_model_profile is None or summary_mode:
+            return super().write_memory_to_messages(summary_mode)
+        system_prompt = self.memory.system_prompt.system_prompt
+        return self.small_model_profile.messages(
+            system_prompt, self.memory.steps, self.code_block_tags
+        )
+
     def _prepare_run(self, additional_args: dict[str, Any]) -> None:
         callables = {**self.tools, **self.managed_agents}
         self.executor.send_tools(callables)
@@ -133,14 +151,20 @@ class CodeAgent(MultiStepAgent):
         `run` calls this so the worker starts while the model writes the first step's code;
         an app may call it earlier, e.g. when a visitor opens the page.
         """
-        start = getattr(self.executor, "start", None)
-        if callable(start) and getattr(self.executor, "worker_pid", -1) is None:
-            threading.Thread(target=_start_quietly, args=(start,), daemon=True).start()
+        if not self._executor.running:
+            threading.Thread(
+                target=_start_quietly, args=(self._executor.start,), daemon=True
+            ).start()
 
-    def _reset_run_state(self) -> None:
-        self.executor.reset()
+    def grant_read_paths(self, paths: Sequence[str | Path]) -> None:
+        """Let the code read these folders, instead of those granted before.
 
-    def _step_stream(self, step: ActionStep) -> Generator[Any, None, None]:
+        Args:
+            paths: Folders the code may read; an empty list takes every grant back.
+        """
+        self._executor.set_read_paths(list(paths))
+
+    def _step_stream(self, step: ActionStep) -> Generator[AgentEvent, None, None]:
         messages = self.write_memory_to_messages()
         step.model_input_messages = messages
         kwargs: dict[str, Any] = {}
@@ -192,18 +216,20 @@ class CodeAgent(MultiStepAgent):
         step.action_output = result.output
         yield ActionOutput(output=result.output, is_final_answer=result.is_final_answer)
 
-    def _call_model(self, messages: list[Any], **kwargs: Any) -> Generator[Any, None, Any]:
-        # A small model's planning and last answer get the same token cap as its steps.
+    def _call_model(
+        self, messages: list[ChatMessage], **kwargs: Any
+    ) -> Generator[ChatMessageStreamDelta, None, ChatMessage]:
+        # A small model's planning and last answer get the same token cap as its steps, and
+        # its last answer (written like a step) ends where a step would.
         if self.small_model_profile is not None:
             kwargs.setdefault("max_tokens", self.small_model_profile.max_tokens)
+            kwargs.setdefault("stop_sequences", code_stop_sequences(self.code_block_tags))
         return (yield from super()._call_model(messages, **kwargs))
 
     def interrupt(self) -> None:
         """Stop the run: at the next step boundary, and the code running now if any."""
         super().interrupt()
-        stop = getattr(self.executor, "interrupt", None)
-        if stop is not None:
-            stop()
+        self._executor.interrupt()
 
     def close(self) -> None:
         self.executor.close()

@@ -6,8 +6,14 @@ import sys
 from enum import IntEnum
 from typing import Any, TextIO
 
-from agents.memory import ActionStep, FinalAnswerStep, PlanningStep, TaskStep
-from agents.models.messages import ChatMessageStreamDelta
+from agents.events import (
+    ActionStep,
+    AgentEvent,
+    ChatMessageStreamDelta,
+    FinalAnswerStep,
+    PlanningStep,
+    TaskStep,
+)
 
 RULE = "─" * 72
 
@@ -56,7 +62,12 @@ class ConsoleLogger:
         if self.level >= LogLevel.INFO:
             self._write(f"{RULE}\nNew run · {model!r}\n{task.strip()}\n{RULE}")
 
-    def on_event(self, event: Any) -> None:
+    def on_event(self, event: AgentEvent) -> None:
+        """Write what `event` shows at this logger's level.
+
+        Args:
+            event: An event of the agent's run.
+        """
         if isinstance(event, ActionStep):
             self._action(event)
         elif isinstance(event, PlanningStep) and self.level >= LogLevel.INFO:

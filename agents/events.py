@@ -1,12 +1,24 @@
-"""Relay the events of managed agents while a step runs, so a UI can nest them live."""
+"""The events of an agent run: what `agent.run(task, stream=True)` yields, as one type.
+
+The UI, the console and the tests consume the same stream. Steps are the memory's own
+records (`agents.memory`); the rest are small stream-only dataclasses.
+"""
 
 from __future__ import annotations
 
-import queue
-import threading
-from collections.abc import Callable, Generator
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeAlias
+
+from agents.memory import (
+    ActionOutput,
+    ActionStep,
+    FinalAnswerStep,
+    PlanningStep,
+    TaskStep,
+    ToolCall,
+    ToolOutput,
+)
+from agents.models.messages import ChatMessageStreamDelta
 
 
 @dataclass
@@ -19,44 +31,31 @@ class SubAgentEvent:
     """
 
     agent_name: str
-    event: Any
+    event: AgentEvent
 
 
-_DONE = object()
+AgentEvent: TypeAlias = (
+    ChatMessageStreamDelta  # a piece of the model's answer, when streaming outputs
+    | ToolCall  # a call about to run (code counts as a python_interpreter call)
+    | ToolOutput  # one tool call's result
+    | ActionOutput  # what the step's action produced; final or not
+    | ActionStep  # a finished step, as recorded in memory
+    | PlanningStep  # a plan, as recorded in memory
+    | TaskStep  # a task, as recorded in memory
+    | SubAgentEvent  # an event of a managed agent, relayed live
+    | FinalAnswerStep  # the last event of a run
+)
+"""Everything `run(stream=True)` may yield."""
 
-
-def drain_while(
-    work: Callable[[], Any], managed_tools: dict[str, Any]
-) -> Generator[SubAgentEvent, None, Any]:
-    """Run `work` in a thread, yield the managed agents' events as they come, return its result."""
-    events: queue.Queue[Any] = queue.Queue()
-    outcome: dict[str, Any] = {}
-
-    def sink(name: str, event: Any) -> None:
-        events.put(SubAgentEvent(name, event))
-
-    def target() -> None:
-        try:
-            outcome["value"] = work()
-        except BaseException as error:  # handed to the caller's thread below
-            outcome["error"] = error
-        finally:
-            events.put(_DONE)
-
-    for tool in managed_tools.values():
-        tool.event_sink = sink
-    thread = threading.Thread(target=target, name="agent-step", daemon=True)
-    thread.start()
-    try:
-        while True:
-            item = events.get()
-            if item is _DONE:
-                break
-            yield item
-    finally:
-        for tool in managed_tools.values():
-            tool.event_sink = None
-    thread.join()
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
+__all__ = [
+    "ActionOutput",
+    "ActionStep",
+    "AgentEvent",
+    "ChatMessageStreamDelta",
+    "FinalAnswerStep",
+    "PlanningStep",
+    "SubAgentEvent",
+    "TaskStep",
+    "ToolCall",
+    "ToolOutput",
+]

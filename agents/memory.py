@@ -9,6 +9,7 @@ from typing import Any
 
 from agents.errors import AgentError
 from agents.models.messages import ChatMessage, MessageRole, TokenUsage
+from agents.step_tracking import StepList, stamp_change
 
 
 @dataclass
@@ -63,6 +64,19 @@ class ActionOutput:
 
 @dataclass
 class MemoryStep:
+    """Base of the steps in memory.
+
+    `stamp` changes whenever a field is assigned, so the messages made from a step are
+    kept until then (`agents.step_tracking`). Change a step by assigning its fields, not
+    by editing a list or object in place.
+    """
+
+    stamp = -1
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        stamp_change(self.__dict__)
+
     def to_messages(self, summary_mode: bool = False) -> list[ChatMessage]:
         raise NotImplementedError
 
@@ -225,7 +239,16 @@ class AgentMemory:
 
     def __init__(self, system_prompt: str):
         self.system_prompt = SystemPromptStep(system_prompt)
-        self.steps: list[MemoryStep] = []
+        self.steps = []
+
+    @property
+    def steps(self) -> list[MemoryStep]:
+        """The steps, oldest first (a list that counts its changes, see `StepList`)."""
+        return self._steps
+
+    @steps.setter
+    def steps(self, steps: list[MemoryStep]) -> None:
+        self._steps = StepList(steps)
 
     def reset(self) -> None:
         self.steps = []

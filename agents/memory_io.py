@@ -124,8 +124,11 @@ def steps_from_data(data: Any, images: ImageStore | None = None) -> list[Any]:
 
 def _step_to_data(step: Any, images: ImageStore | None) -> dict[str, Any]:
     if isinstance(step, TaskStep):
-        return {"type": "TaskStep", "task": step.task,
-                "images": _put_images(step.task_images, images)}  # fmt: skip
+        return {
+            "type": "TaskStep",
+            "task": step.task,
+            "images": _put_images(step.task_images, images),
+        }
     if isinstance(step, ActionStep):
         return _action_to_data(step, images)
     if isinstance(step, PlanningStep):
@@ -173,8 +176,10 @@ def _step_from_data(item: dict[str, Any], images: ImageStore | None) -> MemorySt
             step_number=int(item["step_number"]),
             timing=_timing_from_data(item.get("timing")),
             tool_calls=[
-                ToolCall(c["name"], c.get("arguments"), c["id"]) for c in item.get("tool_calls") or []
-            ] or None,
+                ToolCall(c["name"], c.get("arguments"), c["id"])
+                for c in item.get("tool_calls") or []
+            ]
+            or None,
             error=_error_from_data(item.get("error")),
             model_output_message=_message_from_data(item.get("model_output_message")),
             model_output=item.get("model_output"),
@@ -184,7 +189,7 @@ def _step_from_data(item: dict[str, Any], images: ImageStore | None) -> MemorySt
             action_output=item.get("action_output"),
             token_usage=_usage_from_data(item.get("token_usage")),
             is_final_answer=bool(item.get("is_final_answer")),
-        )  # fmt: skip
+        )
     if kind == "PlanningStep":
         return PlanningStep(
             model_input_messages=[],
@@ -212,8 +217,11 @@ def _timing_from_data(data: Any) -> Timing:
 
 
 def _usage_to_data(usage: TokenUsage | None) -> dict[str, int] | None:
-    return None if usage is None else {"input_tokens": usage.input_tokens,
-                                       "output_tokens": usage.output_tokens}  # fmt: skip
+    return (
+        None
+        if usage is None
+        else {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
+    )
 
 
 def _usage_from_data(data: Any) -> TokenUsage | None:

@@ -7,13 +7,14 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from agents.agent import MultiStepAgent
-from agents.errors import AgentParsingError, AgentToolCallError, AgentToolExecutionError
-from agents.events import drain_while
+from agents.errors import AgentToolCallError, AgentToolExecutionError
+from agents.events import AgentEvent
 from agents.executors.python_runner import is_pil_image
 from agents.memory import ActionOutput, ActionStep, ToolCall, ToolOutput
-from agents.models.base import parse_arguments
 from agents.models.messages import ChatMessage
+from agents.models.tool_call_text import parse_arguments
 from agents.prompts import render
+from agents.sub_agents import drain_while
 from tools.base import ToolArgumentError, format_output
 
 MAX_PARALLEL_CALLS = 4
@@ -50,7 +51,7 @@ class ToolCallingAgent(MultiStepAgent):
     def callables(self) -> dict[str, Any]:
         return {**self.tools, **self.managed_agents}
 
-    def _step_stream(self, step: ActionStep) -> Generator[Any, None, None]:
+    def _step_stream(self, step: ActionStep) -> Generator[AgentEvent, None, None]:
         messages = self.write_memory_to_messages()
         step.model_input_messages = messages
         answer = yield from self._call_model(
@@ -61,15 +62,12 @@ class ToolCallingAgent(MultiStepAgent):
         step.model_output_message = answer
         step.model_output = answer.text
         step.token_usage = answer.token_usage
-        try:
-            answer = self.model.parse_tool_calls(answer)
-        except AgentParsingError:
-            raise
+        answer = self.model.parse_tool_calls(answer)
         yield from self.process_tool_calls(answer, step)
 
     def process_tool_calls(
         self, chat_message: ChatMessage, memory_step: ActionStep
-    ) -> Generator[Any, None, None]:
+    ) -> Generator[AgentEvent, None, None]:
         """Run the tool calls of a model message and record them in `memory_step`.
 
         Yields each `ToolCall` before it runs, a `ToolOutput` per result, then the
@@ -107,7 +105,7 @@ class ToolCallingAgent(MultiStepAgent):
 
     def _record(
         self, step: ActionStep, calls: list[ToolCall], results: list[tuple[Any, Exception | None]]
-    ) -> Generator[Any, None, None]:
+    ) -> Generator[AgentEvent, None, None]:
         observations, images, errors = [], [], []
         final, has_final = None, False
         for call, (value, error) in zip(calls, results, strict=True):

@@ -230,11 +230,13 @@ class AgentTracing:
             raise
         finally:
             self._end_step(None)
-            span.set_attributes({
-                "smolui.run.outcome": outcome,
-                "gen_ai.usage.input_tokens": self._tokens[0],
-                "gen_ai.usage.output_tokens": self._tokens[1],
-            })  # fmt: skip
+            span.set_attributes(
+                {
+                    "smolui.run.outcome": outcome,
+                    "gen_ai.usage.input_tokens": self._tokens[0],
+                    "gen_ai.usage.output_tokens": self._tokens[1],
+                }
+            )
             span.end()
             self._run = NOOP_SPAN
 
@@ -271,10 +273,12 @@ class AgentTracing:
         if step is not None:
             usage = step.token_usage
             if usage is not None:
-                span.set_attributes({
-                    "gen_ai.usage.input_tokens": usage.input_tokens,
-                    "gen_ai.usage.output_tokens": usage.output_tokens,
-                })  # fmt: skip
+                span.set_attributes(
+                    {
+                        "gen_ai.usage.input_tokens": usage.input_tokens,
+                        "gen_ai.usage.output_tokens": usage.output_tokens,
+                    }
+                )
             error = getattr(step, "error", None)
             if isinstance(error, AgentInterruptedError):  # a stop is not a failure
                 span.set_attributes({"smolui.step.interrupted": True})

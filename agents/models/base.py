@@ -8,16 +8,14 @@ no native tool calling.
 
 from __future__ import annotations
 
-import base64
-import io
 import json
-import re
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from agents.errors import AgentParsingError, ModelProviderError
+from agents.errors import ModelProviderError
+from agents.models.converted import ConvertedPrefix
+from agents.models.images import image_data_url
 from agents.models.messages import (
     ChatMessage,
     ChatMessageStreamDelta,
@@ -25,9 +23,10 @@ from agents.models.messages import (
     MessageRole,
     TokenUsage,
     ToolCallFunction,
-    agglomerate_stream_deltas,
     content_text,
 )
+from agents.models.stop_sequences import cut_stop_sequences, cut_stream_at_stops, started
+from agents.models.tool_call_text import parse_arguments, parse_json_tool_call
 
 # Roles most chat APIs do not know, mapped to ones they do.
 DEFAULT_ROLE_CONVERSIONS = {
@@ -73,6 +72,7 @@ class Model:
         self.context_size = context_size
         self.kwargs = kwargs
         self.last_token_usage: TokenUsage | None = None
+        self._converted = ConvertedPrefix()
 
     # -- what a backend implements -------------------------------------------------------
 
@@ -138,26 +138,14 @@ class Model:
         prepared = self.prepare_messages(messages)
         tools = tool_schemas(tools_to_call_from)
         stream = self._with_retries(
-            lambda: _started(
+            lambda: started(
                 self._generate_stream(prepared, stop_sequences, response_format, tools, **kwargs)
             )
         )
-        yield from _cut_stream_at_stops(stream, stop_sequences)
+        yield from cut_stream_at_stops(stream, stop_sequences)
 
     def __call__(self, messages: list[ChatMessage | dict[str, Any]], **kwargs: Any) -> ChatMessage:
         return self.generate(messages, **kwargs)
-
-    def stream_and_assemble(
-        self, messages: list[ChatMessage | dict[str, Any]], on_delta: Callable, **kwargs: Any
-    ) -> ChatMessage:
-        """Stream, hand each delta to `on_delta`, and return the assembled message."""
-        deltas = []
-        for delta in self.generate_stream(messages, **kwargs):
-            deltas.append(delta)
-            on_delta(delta)
-        message = agglomerate_stream_deltas(deltas)
-        self.last_token_usage = message.token_usage
-        return message
 
     # -- shared helpers ------------------------------------------------------------------
 
@@ -168,23 +156,31 @@ class Model:
     def prepare_messages(self, messages: list[ChatMessage | dict[str, Any]]) -> list[dict]:
         """Convert messages to plain dicts: roles mapped, same-role runs merged, images encoded."""
         conversions = {**DEFAULT_ROLE_CONVERSIONS, **self.custom_role_conversions}
-        out: list[dict[str, Any]] = []
-        for message in messages:
-            data = message.dict() if isinstance(message, ChatMessage) else dict(message)
-            role = data["role"].value if isinstance(data["role"], MessageRole) else data["role"]
+        reused, out = self._converted.reuse(messages)
+        for message in messages[reused:]:
+            if isinstance(message, ChatMessage):
+                role, content = message.role, message.content
+                calls = [c.dict() for c in message.tool_calls] if message.tool_calls else None
+            else:
+                role, content, calls = (
+                    message["role"],
+                    message.get("content"),
+                    message.get("tool_calls"),
+                )
+            role = role.value if isinstance(role, MessageRole) else role
             role = conversions.get(role, role)
-            blocks = self._content_blocks(data.get("content"))
-            if out and out[-1]["role"] == role and not data.get("tool_calls"):
+            blocks = self._content_blocks(content)
+            if out and out[-1]["role"] == role and not calls:
                 out[-1]["content"].extend(blocks)
                 continue
             entry: dict[str, Any] = {"role": role, "content": blocks}
-            if data.get("tool_calls"):
-                entry["tool_calls"] = data["tool_calls"]
+            if calls:
+                entry["tool_calls"] = calls
             out.append(entry)
+        self._converted.remember(messages, reused, out)
         if self.flatten_messages_as_text:
-            for entry in out:
-                entry["content"] = content_text(entry["content"])
-        return out
+            return [{**entry, "content": content_text(entry["content"])} for entry in out]
+        return list(out)
 
     def _content_blocks(self, content: Any) -> list[dict[str, Any]]:
         if content is None:
@@ -259,146 +255,6 @@ def tool_schemas(tools: list[Any] | None) -> list[dict[str, Any]] | None:
     if not tools:
         return None
     return [t if isinstance(t, dict) else t.to_tool_schema() for t in tools]
-
-
-def cut_stop_sequences(content: Any, stop_sequences: list[str] | None) -> Any:
-    """Cut text at the first stop sequence, for backends that return it."""
-    if not isinstance(content, str) or not stop_sequences:
-        return content
-    cut = len(content)
-    for stop in stop_sequences:
-        index = content.find(stop)
-        if index != -1:
-            cut = min(cut, index)
-    return content[:cut]
-
-
-def _started(stream: Iterator[ChatMessageStreamDelta]) -> Iterator[ChatMessageStreamDelta]:
-    """Pull the first delta now, so connection errors happen inside the retry loop."""
-    first = next(stream, None)
-
-    def chained() -> Iterator[ChatMessageStreamDelta]:
-        if first is not None:
-            yield first
-        yield from stream
-
-    return chained()
-
-
-def _cut_stream_at_stops(
-    stream: Iterator[ChatMessageStreamDelta], stop_sequences: list[str] | None
-) -> Iterator[ChatMessageStreamDelta]:
-    """Stop a stream at the first stop sequence, holding back text that may start one."""
-    if not stop_sequences:
-        yield from stream
-        return
-    longest = max(len(s) for s in stop_sequences)
-    pending = ""
-    for delta in stream:
-        if not delta.content:
-            yield delta
-            continue
-        pending += delta.content
-        cut = cut_stop_sequences(pending, stop_sequences)
-        if len(cut) < len(pending):
-            if cut or delta.token_usage:
-                yield ChatMessageStreamDelta(content=cut or None, token_usage=delta.token_usage)
-            # Keep reading only for the usage report that backends send last.
-            for rest in stream:
-                if rest.token_usage:
-                    yield ChatMessageStreamDelta(token_usage=rest.token_usage)
-            return
-        safe = len(pending) - (longest - 1)
-        if safe > 0:
-            yield ChatMessageStreamDelta(
-                content=pending[:safe], tool_calls=delta.tool_calls, token_usage=delta.token_usage
-            )
-            pending = pending[safe:]
-        elif delta.token_usage or delta.tool_calls:
-            yield ChatMessageStreamDelta(tool_calls=delta.tool_calls, token_usage=delta.token_usage)
-    if pending:
-        yield ChatMessageStreamDelta(content=pending)
-
-
-_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
-
-
-def parse_json_tool_call(text: str) -> tuple[str, Any]:
-    """Find a `{"name": ..., "arguments": ...}` object in free text.
-
-    Raises:
-        AgentParsingError: When the text holds no such object (a model mistake).
-    """
-    for candidate in _json_candidates(text):
-        try:
-            data = json.loads(candidate)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(data, dict) and "name" in data:
-            arguments = data.get("arguments", data.get("parameters", {}))
-            return str(data["name"]), arguments
-    raise AgentParsingError(
-        "Your answer held no tool call. Answer with a JSON object like "
-        '{"name": "tool_name", "arguments": {"arg": "value"}}. Your answer was:\n' + text[:2000]
-    )
-
-
-def _json_candidates(text: str) -> Iterator[str]:
-    fenced = re.findall(r"```(?:json)?\s*(\{.*?\})\s*```", text, re.DOTALL)
-    yield from fenced
-    starts = [m.start() for m in re.finditer(r"\{", text)]
-    for start in starts:
-        depth, in_string, escaped = 0, False, False
-        for index in range(start, len(text)):
-            char = text[index]
-            if in_string:
-                escaped = (char == "\\") and not escaped
-                if char == '"' and not escaped:
-                    in_string = False
-                continue
-            if char == '"':
-                in_string = True
-            elif char == "{":
-                depth += 1
-            elif char == "}":
-                depth -= 1
-                if depth == 0:
-                    yield text[start : index + 1]
-                    break
-
-
-def parse_arguments(arguments: Any) -> Any:
-    """Tool arguments arrive as a dict or a JSON string; return a dict where possible."""
-    if isinstance(arguments, str):
-        stripped = arguments.strip()
-        if not stripped:
-            return {}
-        try:
-            return json.loads(stripped)
-        except json.JSONDecodeError:
-            return arguments
-    return {} if arguments is None else arguments
-
-
-def image_data_url(image: Any) -> str:
-    """A PIL image (or PNG/JPEG bytes, or a path) as a base64 data URL."""
-    if isinstance(image, str) and image.startswith("data:"):
-        return image
-    if isinstance(image, (bytes, bytearray)):
-        data = bytes(image)
-    elif isinstance(image, str):
-        with open(image, "rb") as handle:
-            data = handle.read()
-    else:
-        buffer = io.BytesIO()
-        image.save(buffer, format="PNG")
-        data = buffer.getvalue()
-    mime = "image/jpeg" if data[:3] == b"\xff\xd8\xff" else "image/png"
-    return f"data:{mime};base64,{base64.b64encode(data).decode()}"
-
-
-def new_call_id() -> str:
-    return f"call_{uuid.uuid4().hex[:12]}"
 
 
 def _jsonable(value: Any) -> bool:

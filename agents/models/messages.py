@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -83,6 +83,20 @@ class ChatMessageToolCall:
         )
 
 
+_CONVERTED = "_converted"
+_converted_changes = [0]  # assignments to messages some model has converted already
+
+
+def mark_converted(message: ChatMessage) -> None:
+    """Count the message's changes in `converted_changes()` from now on."""
+    message.__dict__[_CONVERTED] = True
+
+
+def converted_changes() -> int:
+    """How many times a message a model converted before was changed since (any message)."""
+    return _converted_changes[0]
+
+
 @dataclass
 class ChatMessage:
     """A message from or to a model.
@@ -100,6 +114,11 @@ class ChatMessage:
     tool_calls: list[ChatMessageToolCall] | None = None
     raw: Any = None
     token_usage: TokenUsage | None = None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        if _CONVERTED in self.__dict__:  # a model may hold its conversion: tell it
+            _converted_changes[0] += 1
 
     def __post_init__(self) -> None:
         if isinstance(self.role, MessageRole):
@@ -231,11 +250,3 @@ def agglomerate_stream_deltas(
         tool_calls=tool_calls or None,
         token_usage=usage,
     )
-
-
-def asdict_safe(obj: Any) -> Any:
-    """`dataclasses.asdict`, tolerant of values that are not dataclasses."""
-    try:
-        return asdict(obj)
-    except TypeError:
-        return obj

@@ -11,7 +11,6 @@ import json
 from typing import Any
 
 from agents.errors import ProviderServerError
-from agents.models.base import new_call_id
 from agents.models.messages import (
     ChatMessage,
     ChatMessageStreamDelta,
@@ -20,6 +19,7 @@ from agents.models.messages import (
     ToolCallFunction,
     ToolCallStreamDelta,
 )
+from agents.models.tool_call_text import new_call_id
 
 
 def field(obj: Any, name: str, default: Any = None) -> Any:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.errors import ModelProviderError
-from agents.models.base import Model, new_call_id
+from agents.models.base import Model
 from agents.models.messages import (
     ChatMessage,
     ChatMessageStreamDelta,
@@ -20,6 +20,7 @@ from agents.models.messages import (
     ToolCallStreamDelta,
     content_text,
 )
+from agents.models.tool_call_text import new_call_id
 
 
 @dataclass

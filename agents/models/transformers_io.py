@@ -6,8 +6,8 @@ import io
 from pathlib import Path
 from typing import Any
 
-from agents.models.base import parse_arguments
 from agents.models.messages import content_text
+from agents.models.tool_call_text import parse_arguments
 
 
 def template_messages(messages: list[dict[str, Any]], keep_images: bool) -> list[dict[str, Any]]:

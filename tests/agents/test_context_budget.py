@@ -85,8 +85,10 @@ def test_a_single_long_turn_is_trimmed_but_keeps_its_task_and_latest_steps():
     assert "One long task" in text
     assert "step_11 = 11" in text and "step_10 = 10" in text  # the latest steps, whole
     assert "left out" in text  # older steps of the same turn were shortened or dropped
-    sizes = [model.count_tokens("".join(str(b.get("text", "")) for m in c for b in m["content"]))
-             for c in model.calls]  # fmt: skip
+    sizes = [
+        model.count_tokens("".join(str(b.get("text", "")) for m in c for b in m["content"]))
+        for c in model.calls
+    ]
     assert max(sizes) <= BUDGET
 
 

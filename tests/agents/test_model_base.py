@@ -8,13 +8,14 @@ import pytest
 
 from agents import ChatMessage, ScriptedModel, ScriptedReply
 from agents.errors import AgentParsingError, ProviderAuthenticationError
-from agents.models.base import cut_stop_sequences, parse_json_tool_call
 from agents.models.messages import (
     ChatMessageStreamDelta,
     ToolCallFunction,
     ToolCallStreamDelta,
     agglomerate_stream_deltas,
 )
+from agents.models.stop_sequences import cut_stop_sequences
+from agents.models.tool_call_text import parse_json_tool_call
 
 
 def test_roles_are_converted_and_runs_merged():
@@ -118,3 +119,38 @@ def test_scripted_pieces_can_arrive_over_time_like_generated_tokens():
             arrivals.append(time.monotonic())
     assert len(arrivals) == 5
     assert arrivals[-1] - arrivals[0] >= 0.19, "four gaps of 50 ms between five pieces"
+
+
+def _conversation(length: int) -> list[ChatMessage]:
+    roles = ["user", "assistant", "tool-call", "tool-response", "user"]
+    return [
+        ChatMessage(role=roles[i % len(roles)], content=[{"type": "text", "text": f"m{i}"}])
+        for i in range(length)
+    ]
+
+
+@pytest.mark.parametrize("flatten", [False, True])
+def test_a_growing_conversation_converts_as_if_new_each_time(flatten):
+    """Messages converted for the previous call are reused; the result is what a model that
+    never saw them makes, with same-role runs merged across the old and new parts."""
+    model = ScriptedModel([], flatten_messages_as_text=flatten)
+    messages = _conversation(3)
+    for length in range(3, 40):
+        messages = messages + _conversation(length + 1)[length:]
+        fresh = ScriptedModel([], flatten_messages_as_text=flatten).prepare_messages(messages)
+        assert model.prepare_messages(messages) == fresh
+    messages[5].content = [{"type": "text", "text": "changed"}]  # noticed, though reused
+    assert "changed" in str(model.prepare_messages(messages))
+    messages[6] = ChatMessage(role="user", content="replaced")
+    assert "replaced" in str(model.prepare_messages(messages))
+    assert model.prepare_messages(messages[:4]) == ScriptedModel(
+        [], flatten_messages_as_text=flatten
+    ).prepare_messages(messages[:4])
+
+
+def test_dict_messages_are_converted_each_time():
+    model = ScriptedModel([])
+    messages = [{"role": "user", "content": "first"}]
+    model.prepare_messages(messages)
+    messages[0]["content"] = "edited in place"
+    assert model.prepare_messages(messages)[0]["content"][0]["text"] == "edited in place"
