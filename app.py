@@ -1,7 +1,8 @@
 """smolui: run the chat app. `python app.py --help` lists every option.
 
-Reads CLI flags and the environment once into `Settings`, starts loading the model in the
-background (the page is usable at once), builds one agent per conversation, and serves.
+Reads CLI flags and the environment once into `Settings`, answers HTTP at once with a
+starting page, builds the UI (one agent per conversation), serves it on the same socket,
+then loads the model in the background (the first turn waits for it).
 Works offline with no API key: the default model is SmolLM2-135M-Instruct through llama.cpp.
 """
 
@@ -14,7 +15,7 @@ from collections.abc import Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Parse the settings, build the UI and serve until interrupted.
+    """Parse the settings, answer HTTP at once, build the UI, then serve it until interrupted.
 
     Args:
         argv: Command-line arguments (default: `sys.argv[1:]`).
@@ -28,6 +29,51 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     # No usage analytics leave the machine unless the operator opts in.
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    starting = open_starting_page(settings)  # HTTP answers from here on
+    from smolui.model_loader import ModelLoader
+
+    loader = ModelLoader(settings.model)
+    ui = prepare_ui(settings, loader)
+    if starting is None:  # gradio's own server (a share link): it binds the port itself
+        start_model(settings, loader)
+        ui.launch()
+        return
+    ui.listen_socket = starting.hand_over()
+    ui.launch(prevent_thread_lock=True)
+    starting.release()  # the starting pages reload into the chat
+    start_model(settings, loader)  # after serving: nothing competes with the start for CPU
+    ui.server.wait()
+
+
+def open_starting_page(settings: object):
+    """A `StartingPage` on the app's address, or None where gradio's own server must bind it.
+
+    Args:
+        settings: A `smolui.settings.Settings`.
+    """
+    if settings.share:
+        return None
+    from smolui.starting_page import StartingPage
+
+    try:
+        return StartingPage(settings.host, settings.port)
+    except OSError as error:
+        where = f"{settings.host}:{settings.port}"
+        reason = error.strerror or error
+        print(
+            f"smolui: cannot serve on {where}: {reason} (choose another --port?)", file=sys.stderr
+        )
+        raise SystemExit(1) from None
+
+
+def prepare_ui(settings: object, loader: object):
+    """Set up tracing, build the UI and open the conversation store; exit with the reason
+    when either is refused.
+
+    Args:
+        settings: A `smolui.settings.Settings`.
+        loader: The app's `ModelLoader` (started later).
+    """
     from agents.errors import AgentConfigError
     from agents.tracing import default_tracer
 
@@ -36,42 +82,48 @@ def main(argv: Sequence[str] | None = None) -> None:
     except AgentConfigError as error:
         print(f"smolui: {error}", file=sys.stderr)
         raise SystemExit(1) from None
-    ui = build_ui(settings)
+    ui = build_ui(settings, loader)
+    from smolui.auth import AuthSetupError
     from smolui.store import StoreUnavailableError
 
     try:
-        ui.create_app()  # opens the conversation store: fail now, not on the first visit
-    except StoreUnavailableError as error:
+        ui.create_app()  # opens the store, sets up sign-in: fail now, not on the first visit
+    except (StoreUnavailableError, AuthSetupError) as error:
         print(f"smolui: {error}", file=sys.stderr)
         raise SystemExit(1) from None
-    ui.launch()
+    return ui
 
 
-def build_ui(settings: object):
-    """The `GradioUI` for these settings, with the model loading in the background.
+def build_ui(settings: object, loader: object):
+    """The `GradioUI` for these settings; the model comes from `loader` once it has loaded.
 
     Args:
         settings: A `smolui.settings.Settings`.
+        loader: A `smolui.model_loader.ModelLoader` for `settings.model`.
     """
     from smolui.factory import AgentFactory
     from smolui.gradio_ui import GradioUI
-    from smolui.model_loader import ModelLoader
 
-    loader = ModelLoader(settings.model)
-    if not settings.model.startswith("scripted:"):
-        loader.start()
+    scripted = settings.model.startswith("scripted:")
     factory = AgentFactory(settings, loader)
-    label = (
-        (lambda: settings.model)
-        if settings.model.startswith("scripted:")
-        else (lambda: loader.label)
-    )
+    label = (lambda: settings.model) if scripted else (lambda: loader.label)
     ui = GradioUI(factory, settings=settings, model_label=label)
-    if not settings.model.startswith("scripted:"):
+    if not scripted:
         from smolui.observability.health import model_check
 
         ui.ready_checks["model"] = model_check(loader)  # /readyz: loaded (or set up)
     return ui
+
+
+def start_model(settings: object, loader: object) -> None:
+    """Start loading the model in the background (a scripted one is built on first use).
+
+    Args:
+        settings: A `smolui.settings.Settings`.
+        loader: The app's `ModelLoader`.
+    """
+    if not settings.model.startswith("scripted:"):
+        loader.start()
 
 
 if __name__ == "__main__":

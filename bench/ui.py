@@ -13,6 +13,9 @@ Prints:
      browsers on the same CPUs as the server, then with the browsers pinned to a CPU of their
      own (as when visitors' browsers run on their own machines), then without browsers.
 
+Cold start (`python app.py` to its first HTTP 200, next to smolagents' GradioUI) is
+measured by `bench/cold_start.py`.
+
 The app runs in its own process (`bench/ui_server.py`), so the browsers' driver does not
 share its GIL. The model is a `ScriptedModel` with fixed delays and streamed output, so the
 figures measure the app, not a language model.

@@ -1,5 +1,5 @@
 """The control buttons follow the turn's state: Stop only while running, short notices when
-Stop or Retry have nothing to act on, and Clear asks first.
+Stop or Retry have nothing to act on (Clear asks first: see smolui/assets/smolui.js).
 
 `smolui.wiring` routes the Stop and Retry clicks through these adapters; `stop_button`
 gives the update that enables or disables Stop.
@@ -11,18 +11,14 @@ from collections.abc import Callable
 from typing import Any
 
 from smolui.handlers import ChatHandlers
+from smolui.message_actions import NOTHING_TO_RETRY as NOTHING_TO_RETRY
+from smolui.message_actions import STILL_RUNNING as STILL_RUNNING
+from smolui.message_actions import MessageActions
 from smolui.render import Message
 
 NOTHING_RUNNING = "Nothing is running."
-NOTHING_TO_RETRY = "There is no message to retry yet."
-STILL_RUNNING = "The agent is still answering: stop it first, then retry."
+# Asked by the page's script (smolui/assets/smolui.js) before a Clear click reaches gradio.
 CLEAR_QUESTION = "Clear this conversation? The agent forgets it and its files are removed."
-# Runs in the browser before the Clear click reaches the server: cancelling throws, so the
-# click goes no further. A State input arrives as null here; the server keeps its value.
-CLEAR_CONFIRM_JS = (
-    "(...args) => { if (!window.confirm(" + repr(CLEAR_QUESTION) + ")) "
-    "{ throw new Error('clear cancelled'); } return args; }"
-)
 
 
 def stop_button(running: bool) -> Any:
@@ -56,20 +52,21 @@ def stop_adapter(chat: ChatHandlers) -> Callable[[Any], None]:
 
 
 def retry_adapter(chat: ChatHandlers) -> Callable[[list, Any], tuple]:
-    """Retry, saying why when it cannot; also enables Stop when a retry starts.
+    """Retry (as the chat's own retry icon does), saying why when it cannot; also enables
+    Stop when a retry starts.
 
     Args:
         chat: The page's handlers.
     """
 
+    actions = MessageActions(chat)
+
     def retry(history: list[Message], conversation_id: Any) -> tuple:
         import gradio as gr
 
-        session = chat.registry.get(conversation_id)
-        shown, pending = chat.retry(history, conversation_id)
-        if pending is None:
-            busy = session is not None and session.busy
-            gr.Info(STILL_RUNNING if busy else NOTHING_TO_RETRY)
-        return shown, pending, stop_button(pending is not None)
+        result = actions.retry(history, conversation_id)
+        if result.notice:
+            gr.Info(result.notice)
+        return result.chat, result.pending, stop_button(result.pending is not None)
 
     return retry

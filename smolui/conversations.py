@@ -12,6 +12,7 @@ import re
 import secrets
 from typing import Any
 
+from smolui.auth.identity import signed_in_owner
 from smolui.keeper import ConversationKeeper
 from smolui.render import Message, render_notice
 from smolui.sessions import (
@@ -37,11 +38,15 @@ def new_owner_key() -> str:
 
 
 def owner_of(state: Any) -> str:
-    """The owner key in the browser's state, or a fresh one when it has none (or a bad one).
+    """The owner key in the browser's state, or a fresh one when it has none (or a bad one);
+    the signed-in user's owner id when the server put one there (`smolui.auth.with_identity`).
 
     Args:
         state: The BrowserState value.
     """
+    signed_in = signed_in_owner(state)
+    if signed_in is not None:
+        return signed_in
     owner = state.get("owner") if isinstance(state, dict) else None
     return owner if isinstance(owner, str) and _OWNER_PATTERN.match(owner) else new_owner_key()
 

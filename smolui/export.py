@@ -61,7 +61,7 @@ def to_markdown(history: list[Message], title: str = "Conversation", model: str 
             continue
         role = message.get("role")
         if role != last_role:
-            lines += ["## 🧑 You" if role == "user" else "## 🤖 Agent", ""]
+            lines += ["## You" if role == "user" else "## Agent", ""]
             last_role = role
         lines += _message_markdown(message, children)
     return "\n".join(lines).rstrip() + "\n"
@@ -74,8 +74,10 @@ def _message_markdown(message: Message, children: dict[str, list[Message]]) -> l
     title = meta.get("title")
     if not title:
         return [*body, ""]
-    extras = [f"{meta['duration']:.1f} s" if isinstance(meta.get("duration"), (int, float)) else "",
-              str(meta.get("log") or "")]  # fmt: skip
+    extras = [
+        f"{meta['duration']:.1f} s" if isinstance(meta.get("duration"), (int, float)) else "",
+        str(meta.get("log") or ""),
+    ]
     summary = " · ".join([str(title), *[e for e in extras if e]])
     inner = list(body)
     for child in children.get(meta.get("id"), []):
@@ -84,7 +86,7 @@ def _message_markdown(message: Message, children: dict[str, list[Message]]) -> l
 
 
 def _part_markdown(kind: str, value: str) -> str:
-    return f"📎 `{value}`" if kind == "file" else value
+    return f"Attached file: `{value}`" if kind == "file" else value
 
 
 def to_json(history: list[Message], model: str = "") -> str:
@@ -106,8 +108,12 @@ def to_json(history: list[Message], model: str = "") -> str:
         if meta:
             entry["metadata"] = meta
         messages.append(entry)
-    document = {"format": "smolui-conversation/1", "exported_at": time.time(), "model": model,
-                "messages": messages}  # fmt: skip
+    document = {
+        "format": "smolui-conversation/1",
+        "exported_at": time.time(),
+        "model": model,
+        "messages": messages,
+    }
     return json.dumps(document, indent=2, ensure_ascii=False, default=str)
 
 

@@ -2,8 +2,9 @@
 
 `GradioUI` accepts a factory (called once per conversation, optionally with the
 conversation's upload folder) or, for smolagents-style scripts, a ready agent instance.
-An instance cannot be copied safely (it may own a worker process), so it serves one
-conversation at a time and is reset between them: visitors never share memory.
+An instance may own a worker process, so two conversations never share it: it serves one
+conversation at a time and is reset between them, and further conversations get clones of
+it. Visitors never share memory.
 """
 
 from __future__ import annotations
@@ -14,94 +15,82 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agents.agent import MultiStepAgent
 from agents.errors import AgentConfigError
-from smolui.sessions import SessionCapacityError
+from smolui.sessions import AgentLender, SessionCapacityError
 
 logger = logging.getLogger(__name__)
 
-
-def looks_like_agent(value: Any) -> bool:
-    """Whether `value` is an agent instance rather than a factory.
-
-    Args:
-        value: What the caller passed to `GradioUI`.
-    """
-    return hasattr(value, "run") and hasattr(value, "memory")
+AgentOrFactory = MultiStepAgent | Callable[..., MultiStepAgent]
 
 
-def as_factory(agent_or_factory: Any) -> Callable[..., Any]:
+def as_factory(agent_or_factory: AgentOrFactory) -> Callable[..., MultiStepAgent]:
     """A per-conversation factory from an agent instance or a factory.
 
     Args:
-        agent_or_factory: An agent, or a callable returning a new agent.
+        agent_or_factory: An agent (a `MultiStepAgent` such as `CodeAgent`), or a callable
+            returning a new agent.
 
     Raises:
-        AgentConfigError: Neither an agent nor a callable.
+        TypeError: Neither an agent nor a callable.
     """
-    if looks_like_agent(agent_or_factory):
+    if isinstance(agent_or_factory, MultiStepAgent):
         return SingleAgentFactory(agent_or_factory)
     if callable(agent_or_factory):
         return agent_or_factory
-    raise AgentConfigError(
-        "GradioUI needs an agent or a function that builds one, "
-        f"not {type(agent_or_factory).__name__}."
+    raise TypeError(
+        "GradioUI needs an agent (a MultiStepAgent such as CodeAgent or ToolCallingAgent) or "
+        f"a function that builds one, not {type(agent_or_factory).__name__}."
     )
 
 
-class SingleAgentFactory:
-    """Lends one agent instance to one conversation at a time.
-
-    When the agent has a `clone()` method, every further conversation gets a clone instead.
+class SingleAgentFactory(AgentLender):
+    """Lends one agent instance to one conversation at a time; further conversations get a
+    clone of it (`agent.clone()`), or wait when it cannot be cloned (a ready executor).
 
     Args:
         agent: The agent instance.
     """
 
-    def __init__(self, agent: Any):
+    def __init__(self, agent: MultiStepAgent):
         self.agent = agent
         self._lent = False
         self._lock = threading.Lock()
 
-    def __call__(self, upload_dir: Path | None = None) -> Any:
+    def __call__(self, upload_dir: Path | None = None) -> MultiStepAgent:
         with self._lock:
             lend = not self._lent
             self._lent = True
         if lend:
             return _reading(self.agent, upload_dir)
-        clone = getattr(self.agent, "clone", None)
-        if callable(clone):
-            return _reading(clone(), upload_dir)
+        try:
+            return _reading(self.agent.clone(), upload_dir)
+        except AgentConfigError:
+            logger.info("the app's agent cannot be cloned", exc_info=True)
         raise SessionCapacityError(
             "This app serves one conversation at a time (it was given a single agent). "
             "Try again when the current conversation ends; the app's owner can pass an agent "
             "factory to GradioUI to serve several."
         )
 
-    def release(self, agent: Any) -> None:
+    def release(self, agent: MultiStepAgent) -> None:
         """Take the agent back after its conversation ends, wiping its memory.
 
         Args:
             agent: The agent the conversation used.
         """
         if agent is not self.agent:
-            from smolui.sessions import close_agent
-
-            close_agent(agent)
+            agent.close()  # a clone
             return
-        agent.memory.reset()
-        executor = getattr(agent, "executor", None)
-        if executor is not None and hasattr(executor, "reset"):
-            executor.reset()
+        agent.reset()
         _reading(agent, None)  # the next conversation must not see this one's files
         with self._lock:
             self._lent = False
 
 
-def _reading(agent: Any, folder: Path | None) -> Any:
+def _reading(agent: MultiStepAgent, folder: Path | None) -> MultiStepAgent:
     """Let a sandboxed agent's code read its conversation's upload folder (and no other)."""
-    allow = getattr(getattr(agent, "executor", None), "set_extra_read_only_paths", None)
-    if callable(allow):
-        allow([str(folder)] if folder is not None else [])
+    agent.grant_read_paths([str(folder)] if folder is not None else [])
     return agent
 
 
@@ -161,7 +150,7 @@ class AgentFactory:
             return model_from_spec(spec)
         return self.loader.get()
 
-    def __call__(self, upload_dir: Path) -> Any:
+    def __call__(self, upload_dir: Path) -> MultiStepAgent:
         from agents.console import LogLevel
         from tools.documents import document_tools
 
@@ -169,9 +158,11 @@ class AgentFactory:
         settings = self.settings
         tools = resolve_tools(settings.tools) + document_tools(upload_dir)
         common = dict(
-            max_steps=settings.max_steps, planning_interval=settings.planning_interval,
-            stream_outputs=settings.stream_outputs, verbosity_level=LogLevel.OFF,
-        )  # fmt: skip
+            max_steps=settings.max_steps,
+            planning_interval=settings.planning_interval,
+            stream_outputs=settings.stream_outputs,
+            verbosity_level=LogLevel.OFF,
+        )
         if settings.agent_type == "tool_calling":
             from agents.tool_calling_agent import ToolCallingAgent
 
@@ -187,6 +178,10 @@ class AgentFactory:
         if settings.executor == "sandbox":
             executor_kwargs["memory_limit_mb"] = settings.sandbox_memory_mb
         return CodeAgent(
-            tools, self._model(), executor_type=settings.executor,
-            executor_kwargs=executor_kwargs, small_model=settings.small_model, **common,
-        )  # fmt: skip
+            tools,
+            self._model(),
+            executor_type=settings.executor,
+            executor_kwargs=executor_kwargs,
+            small_model=settings.small_model,
+            **common,
+        )

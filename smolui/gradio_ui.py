@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import logging
 import secrets
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from smolui.factory import as_factory, looks_like_agent
+from agents.agent import MultiStepAgent
+from smolui.factory import AgentOrFactory, as_factory
 from smolui.media import MediaSink, media_root
 from smolui.render import Message
 from smolui.sessions import SessionRegistry
 from smolui.settings import Settings
-from smolui.turn_view import TurnView
 from smolui.ui_compat import GradioUIApiMixin
 
 logger = logging.getLogger(__name__)
@@ -43,7 +42,7 @@ class GradioUI(GradioUIApiMixin):
 
     def __init__(
         self,
-        agent: Any,
+        agent: AgentOrFactory,
         file_upload_folder: str | Path | None = None,
         reset_agent_memory: bool = False,
         settings: Settings | None = None,
@@ -63,14 +62,15 @@ class GradioUI(GradioUIApiMixin):
         )
         self.factory = as_factory(agent_or_factory)
         self.registry = SessionRegistry(
-            self.factory, upload_root=self.upload_root, idle_s=self.settings.session_idle_s,
-            grace_s=self.settings.session_grace_s, max_sessions=self.settings.max_sessions,
+            self.factory,
+            upload_root=self.upload_root,
+            idle_s=self.settings.session_idle_s,
+            grace_s=self.settings.session_grace_s,
+            max_sessions=self.settings.max_sessions,
             media_root=media_root(),
-        )  # fmt: skip
-        if model_label is None and looks_like_agent(agent_or_factory):
-            model_id = (
-                getattr(getattr(agent_or_factory, "model", None), "model_id", None) or "model"
-            )
+        )
+        if model_label is None and isinstance(agent_or_factory, MultiStepAgent):
+            model_id = agent_or_factory.model.model_id or "model"
             model_label = lambda: str(model_id)  # noqa: E731
         self.model_label = model_label or (lambda: self.settings.model)
         self.examples = examples
@@ -79,9 +79,13 @@ class GradioUI(GradioUIApiMixin):
         self.store: Any = None  # a ConversationStore to use instead of the settings' one
         self.keeper: Any = None
         self.metrics: Any = None  # an AppMetrics, made with the app (served at /metrics)
+        self.admission: Any = None  # a TurnAdmission (sign-in, limits, queue), made with the app
         # Name -> check for /readyz; the store's is added with the app, app.py adds the model's.
         self.ready_checks: dict[str, Callable[[], None]] = {}
         self.server: Any = None
+        # A bound, listening socket to serve on instead of binding host:port (app.py's
+        # starting page hands its socket over, so no connection is refused meanwhile).
+        self.listen_socket: Any = None
 
     def handler_config(self) -> Any:
         """What the chat handlers need from the app's settings (a `HandlerConfig`)."""
@@ -90,13 +94,17 @@ class GradioUI(GradioUIApiMixin):
 
         policy = UploadPolicy(max_file_bytes=int(self.settings.max_file_size_mb * MB))
         return HandlerConfig(
-            policy=policy, max_files=self.settings.max_files, max_steps=self.max_steps,
-            executor_type=self.settings.executor, model_label=self.model_label,
+            policy=policy,
+            max_files=self.settings.max_files,
+            max_steps=self.max_steps,
+            executor_type=self.settings.executor,
+            model_label=self.model_label,
             reset_agent_memory=self.reset_agent_memory,
-        )  # fmt: skip
+        )
 
     def create_app(self) -> Any:
         """Build the Blocks app (not launched). Returns the `gr.Blocks`."""
+        from smolui.admission import build_admission
         from smolui.conversations import ConversationHandlers
         from smolui.handlers import ChatHandlers
         from smolui.keeper import attach_store
@@ -108,14 +116,29 @@ class GradioUI(GradioUIApiMixin):
         config = self.handler_config()
         policy = config.policy
         self.keeper = attach_store(self.registry, self.settings, _served_roots, self.store)
-        self.metrics = AppMetrics(self.registry)
+        self.admission = build_admission(self.settings, self.keeper.store if self.keeper else None)
+        self.metrics = AppMetrics(self.registry, queue=self.admission.queue)
         if self.keeper is not None:
             self.ready_checks.setdefault("store", store_check(self.keeper.store))
-        chat = ChatHandlers(self.registry, config, self.keeper, observer=self.metrics)
+        chat = ChatHandlers(
+            self.registry, config, self.keeper, observer=self.metrics, admission=self.admission
+        )
         conversations = ConversationHandlers(self.registry, self.keeper)
-        layout = build_layout(self.title, policy.file_types, self.examples)
+        sign_in = self.admission.sign_in
+        layout = build_layout(
+            self.title, policy.file_types, self.examples, sign_in_button=sign_in.add_button
+        )
         with layout.demo:
-            wire(layout, chat, conversations, self.settings.concurrency, self.model_label)
+            wire(
+                layout,
+                chat,
+                conversations,
+                self.settings.concurrency,
+                self.model_label,
+                sign_in=sign_in,
+                waiting=self.settings.queue_size,
+                usage=self.admission.usage_report,
+            )
         self.registry.start_sweeper()
         self.demo = layout.demo
         return layout.demo
@@ -142,7 +165,8 @@ class GradioUI(GradioUIApiMixin):
         kwargs.setdefault("server_name", self.settings.host)
         kwargs.setdefault("server_port", self.settings.port)
         kwargs.setdefault("max_file_size", int(self.settings.max_file_size_mb * MB))
-        kwargs.setdefault("auth", self.settings.auth)
+        for name, value in self.admission.sign_in.launch_options().items():
+            kwargs.setdefault(name, value)  # password mode: gradio's login page
         kwargs.setdefault("footer_links", ["gradio", "settings"])
         apply_theme_defaults(kwargs)  # smolui's CSS and page script (smolui.theme)
         # Gradio 6 records every call's inputs and outputs in the browser (localStorage) for
@@ -167,7 +191,7 @@ class GradioUI(GradioUIApiMixin):
             logger.warning("serving without /healthz, /readyz and /metrics (share or %s)",
                            sorted(options))  # fmt: skip
             return demo.launch(share=share, **options)
-        self.server = serve(demo, self.metrics, self.ready_checks, options)
+        self.server = serve(demo, self.metrics, self.ready_checks, options, self.listen_socket)
         if not options.get("prevent_thread_lock"):
             self.server.wait()
         return self.server
@@ -209,7 +233,7 @@ def _served_roots() -> list[str]:
 
 
 def stream_to_gradio(
-    agent: Any,
+    agent: MultiStepAgent,
     task: str,
     task_images: list[Any] | None = None,
     reset_agent_memory: bool = False,
@@ -219,7 +243,8 @@ def stream_to_gradio(
     """Run `agent` on `task` and yield the turn's chat messages as they change.
 
     Each item is the full list of this turn's messages so far (dicts `gr.Chatbot`
-    accepts): yield `history + messages` from your own handler.
+    accepts): yield `history + messages` from your own handler. Closing the generator
+    early interrupts the agent at its next step.
 
     Args:
         agent: The agent.
@@ -229,23 +254,12 @@ def stream_to_gradio(
         additional_args: Values given to the agent (variables for code).
         media_folder: Where produced images are written (default: a temp folder).
     """
-    folder = Path(media_folder) if media_folder else media_root() / f"stream-{secrets.token_hex(6)}"
-    view = TurnView(secrets.token_hex(4), MediaSink(folder))
-    started = time.monotonic()
-    yield list(view.messages)
-    state, note = "done", None
-    try:
-        for event in agent.run(task, stream=True, reset=reset_agent_memory, images=task_images,
-                               additional_args=additional_args):  # fmt: skip
-            view.apply(event)
-            yield list(view.messages)
-    except Exception as error:
-        from agents.errors import AgentInterruptedError
-        from smolui.errors import describe_failure
+    from smolui.turn import AgentTurn, TurnRequest
 
-        if isinstance(error, AgentInterruptedError):
-            state, note = "stopped", "Stopped."
-        else:
-            state, note = "failed", describe_failure(error)
-    view.finish(state, time.monotonic() - started, note)
-    yield list(view.messages)
+    folder = Path(media_folder) if media_folder else media_root() / f"stream-{secrets.token_hex(6)}"
+    turn = AgentTurn(MediaSink(folder))
+    yield list(turn.messages)
+    request = TurnRequest(task, list(task_images or []), additional_args)
+    for messages in turn.start(agent, request, reset=reset_agent_memory).follow():
+        yield list(messages)
+    yield list(turn.messages)

@@ -9,25 +9,22 @@ from __future__ import annotations
 
 import logging
 import os
-import secrets
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from agents.errors import AgentInterruptedError
-from agents.memory import TaskStep
-from agents.tracing import trace_attributes
-from smolui.errors import describe_failure
+from smolui.admission import LEFT_QUEUE, Admission, TurnAdmission
+from smolui.attachments import mark_refused
+from smolui.auth import Identity
 from smolui.live_turn import LiveTurn
 from smolui.media import MediaSink
-from smolui.observability.observer import NoTurnObserver, TurnObserver
-from smolui.pump import EventPump
+from smolui.observability.observer import NoTurnObserver, TurnObserver, TurnObservers
 from smolui.render import Message, render_notice
 from smolui.sessions import ConversationUnavailableError, Session, SessionRegistry
-from smolui.turn_view import TurnView
-from smolui.uploads import UploadPolicy, ingest
+from smolui.turn import AgentTurn
+from smolui.turn_request import prepare_request
+from smolui.uploads import UploadPolicy
 
 logger = logging.getLogger(__name__)
 
@@ -39,10 +36,13 @@ UPDATE_INTERVAL_PER_MESSAGE_S = 0.002
 MAX_UPDATE_INTERVAL_S = 1.0
 BUSY_WAIT_S = 60.0  # a just-stopped run finishes its step before the next one may start
 STOP_NOTE = "Stopped. The agent halts at its next step boundary; send a message to continue."
-FILES_ONLY_TASK = "The user sent these files without a message. Say briefly what they are."
 RESUMED_NOTICE = (
     "This conversation was reopened from storage: the agent remembers it, but variables "
     "from earlier code are gone."
+)
+RELEASED_NOTICE = (
+    "The agent of this conversation was released (idle too long or the server restarted), "
+    "so it does not remember the earlier messages."
 )
 NOT_SAVED_NOTICE = (
     "This conversation could not be saved just now (the database is unreachable); "
@@ -79,6 +79,8 @@ class ChatHandlers:
         config: App-level settings the handlers use.
         keeper: Saves each conversation when a turn starts and ends (None: nothing is kept).
         observer: Hears each turn's events and outcome (the app's metrics).
+        admission: The gate before each turn: sign-in, per-user limits, the turn queue
+            (None: every turn starts at once).
     """
 
     def __init__(
@@ -87,11 +89,13 @@ class ChatHandlers:
         config: HandlerConfig,
         keeper: Any = None,
         observer: TurnObserver | None = None,
+        admission: TurnAdmission | None = None,
     ):
         self.registry = registry
         self.config = config
         self.keeper = keeper
         self.observer: TurnObserver = observer or NoTurnObserver()
+        self.admission = admission
 
     # -- one turn ---------------------------------------------------------------------------
 
@@ -124,6 +128,7 @@ class ChatHandlers:
         history: list[Message],
         conversation_id: str | None,
         page: str | None = None,
+        identity: Identity | None = None,
     ) -> Iterator[tuple[list[Message], str | None]]:
         """Run the agent on the pending request and stream the rendered events.
 
@@ -132,6 +137,7 @@ class ChatHandlers:
             history: The chat including the user's message.
             conversation_id: The page's conversation id.
             page: The page's session hash (to start the grace period when it closes).
+            identity: Who sends it (sign-in and per-user limits); None: an anonymous visitor.
 
         Yields:
             The chat and the conversation id (new if the old one was gone).
@@ -149,80 +155,114 @@ class ChatHandlers:
         if session.resume_note:
             notes.append(render_notice(RESUMED_NOTICE, "ℹ️"))
         if conversation_id and session.id != conversation_id:
-            notes.append(render_notice(
-                "The agent of this conversation was released (idle too long or the server "
-                "restarted), so it does not remember the earlier messages.", "ℹ️"))  # fmt: skip
+            notes.append(render_notice(RELEASED_NOTICE, "ℹ️"))
         if not session.begin_turn(wait=BUSY_WAIT_S):
             busy = render_notice(
                 "The agent is still busy with the previous message. Try again shortly.", "⚠️"
             )
             yield history + notes + [busy], session.id
             return
-        yield from self._turn(session, pending, history + notes)
+        admission = yield from self._admit(session, pending, identity, history + notes)
+        if admission is not None:
+            yield from self._turn(session, pending, history + notes, admission)
+
+    def _admit(
+        self, session: Session, pending: Any, identity: Identity | None, chat: list[Message]
+    ) -> Generator[tuple[list[Message], str], None, Admission | None]:
+        """Pass the claimed conversation's turn through the gate: signed in, under the limits,
+        a free slot (its place in the queue shown meanwhile). None: it may not run (the chat
+        says why, Stop left the queue, or the page went away) and the claim is released."""
+        if self.admission is None:
+            return Admission(None, [], None)
+        try:
+            who = identity or Identity()
+            entered = self.admission.enter(who, session.owner, pending, session.id)
+        except Exception:
+            session.end_turn()
+            raise
+        if isinstance(entered, str):
+            session.end_turn()
+            yield chat + [render_notice(entered, "⚠️")], session.id
+            return None
+        admitted = False
+        try:
+            for text in entered.wait(session.stop_requested):
+                yield chat + [render_notice(text, "ℹ️")], session.id
+            admitted = entered.admitted
+        finally:
+            if not admitted:  # refused, stopped, or the page went away while waiting
+                entered.release()
+                session.end_turn()
+        if not admitted:
+            yield chat + [render_notice(LEFT_QUEUE, "ℹ️")], session.id
+            return None
+        return entered
 
     def _turn(
-        self, session: Session, pending: dict[str, Any], history: list[Message]
+        self,
+        session: Session,
+        pending: dict[str, Any],
+        history: list[Message],
+        admission: Admission,
     ) -> Iterator[tuple[list[Message], str]]:
         """Start the turn in a server thread and follow it. A page that goes away (reload,
         closed tab) leaves it running for the next page to follow; only Stop stops it."""
-        view = TurnView(
-            secrets.token_hex(4), MediaSink(session.media_dir) if session.media_dir else None
+        files = MediaSink(session.media_dir) if session.media_dir is not None else None
+        turn = AgentTurn(files, TurnObservers(self.observer, admission), STOP_NOTE)
+        live = session.live_turn = LiveTurn(history + turn.messages)
+        thread = threading.Thread(
+            target=self._drive,
+            args=(session, pending, turn, history, admission),
+            name="smolui-turn-view",
+            daemon=True,
         )
-        live = session.live_turn = LiveTurn(history + view.messages)
-        threading.Thread(target=self._drive, args=(session, pending, view, history),
-                         name="smolui-turn-view", daemon=True).start()  # fmt: skip
+        thread.start()
         for chat in live.follow():
             yield chat, session.id
 
     def _drive(
-        self, session: Session, pending: dict[str, Any], view: TurnView, history: list[Message]
+        self,
+        session: Session,
+        pending: dict[str, Any],
+        turn: AgentTurn,
+        history: list[Message],
+        admission: Admission,
     ) -> None:
         """The whole turn, whoever watches (a thread): prepare the request, run the agent,
-        render its events into the live turn, save the conversation, end the turn."""
-        live, started, pump = session.live_turn, time.monotonic(), None
+        publish its messages to the live turn, save the conversation, end the turn."""
+        live, started = session.live_turn, False
         try:
             agent = session.agent
-            request = self._request(session, agent, pending)
-            history = history + request["notes"]
-            if request["task"] is None:
+            config = self.config
+            prepared = prepare_request(session, agent, pending, config.policy, config.max_files)
+            history = mark_refused(history, prepared.refused) + prepared.notes
+            if prepared.request is None:
                 live.publish(history, done=True)
                 return
             self._save(session, history, "running")
-            pump = self._start(session, agent, request)
-            self.observer.turn_started()
-            state, failure = self._render(session, pump, view, history, started)
+            turn.start(
+                agent,
+                prepared.request,
+                reset=config.reset_agent_memory,
+                max_steps=config.max_steps,
+                on_done=session.end_turn,
+                conversation_id=session.id,
+            )
+            started = True
+            interval = update_interval(len(history))
+            for messages in turn.follow(session.stop_requested, interval):
+                live.publish(history + messages)
         except Exception as error:
-            state, failure = "failed", error
-            view.finish(state, time.monotonic() - started, describe_failure(error))
+            turn.fail(error)
         finally:
-            if pump is None:
+            if not started:
                 session.end_turn()
-        self.observer.turn_finished(state, time.monotonic() - started, failure)
-        chat = history + view.messages
+            admission.release()  # the next turn in the queue may start
+        chat = history + turn.messages
         # Saved before the page sees the end: a finished turn is a saved turn.
-        if not self._save(session, chat, state):
+        if not self._save(session, chat, turn.state):
             chat = chat + [render_notice(NOT_SAVED_NOTICE, "⚠️")]
         live.publish(chat, done=True)
-
-    def _render(
-        self,
-        session: Session,
-        pump: EventPump,
-        view: TurnView,
-        history: list[Message],
-        started: float,
-    ) -> tuple[str, BaseException | None]:
-        """Apply the agent's events to the view in batches, publishing each; returns the
-        turn's state and its error, if any."""
-        interval = update_interval(len(history))
-        for batch in pump.batches(session.stop_requested, min_interval_s=interval):
-            for event in batch:
-                view.apply(event)
-                self.observer.event(event)
-            session.live_turn.publish(history + view.messages)
-        state, note = _outcome(pump, session)
-        view.finish(state, time.monotonic() - started, note)
-        return state, pump.error
 
     def follow(self, conversation_id: str | None, page: str | None) -> Iterator[list[Message]]:
         """The chat of the turn this page was shown part-way, as it changes, to its end (nothing
@@ -238,58 +278,11 @@ class ChatHandlers:
             return
         yield from live.follow()
 
-    def _request(self, session: Session, agent: Any, pending: dict[str, Any]) -> dict[str, Any]:
-        """Turn the pending request into a task (ingesting files), or reuse the last one."""
-        if pending.get("retry"):
-            if session.last_request is None:
-                return {
-                    "task": None,
-                    "notes": [render_notice("There is no previous message to retry.")],
-                }
-            _forget_last_turn(agent)
-            return {**session.last_request, "notes": []}
-        paths = list(pending.get("files") or [])
-        notes: list[Message] = []
-        if len(paths) > self.config.max_files:
-            dropped = [os.path.basename(p) for p in paths[self.config.max_files :]]
-            notes.append(render_notice(
-                f"Only {self.config.max_files} files can be attached to one message; "
-                f"not attached: {', '.join(dropped)}.", "⚠️"))  # fmt: skip
-            paths = paths[: self.config.max_files]
-        text = pending.get("text") or ""
-        if session.resume_note:  # one line for the model: the code's variables are gone
-            text, session.resume_note = f"{session.resume_note}\n{text}", None
-        images: list[Any] = []
-        if paths:
-            supports_images = bool(getattr(getattr(agent, "model", None), "supports_images", False))
-            result = ingest([(os.path.basename(p), p) for p in paths], session.upload_dir,
-                            self.config.policy, images_to_model=supports_images)  # fmt: skip
-            session.files.extend(result.accepted)
-            notes += [render_notice(line, "📎") for line in result.user_messages()]
-            if not result.accepted and not text:
-                return {"task": None, "notes": notes}
-            text = result.task(text or FILES_ONLY_TASK)
-            images = result.images
-        request = {"task": text, "images": images}
-        session.last_request = request
-        return {**request, "notes": notes}
-
     def _save(self, session: Session, chat: list[Message], state: str) -> bool:
         """Keep the conversation in the store (True when there is no store)."""
         if self.keeper is None or session.owner is None:
             return True
         return self.keeper.save(session, chat, state)
-
-    def _start(self, session: Session, agent: Any, request: dict[str, Any]) -> EventPump:
-        max_steps, reset = self.config.max_steps, self.config.reset_agent_memory
-        _executor_call(agent, "checkpoint")  # so Retry can take this turn's variables back
-
-        def events() -> Any:
-            with trace_attributes(conversation_id=session.id):
-                return agent.run(request["task"], stream=True, reset=reset,
-                                 images=request["images"] or None, max_steps=max_steps)  # fmt: skip
-
-        return EventPump(events, on_done=session.end_turn).start()
 
     # -- controls ---------------------------------------------------------------------------
 
@@ -338,19 +331,30 @@ class ChatHandlers:
             return history, None
         return _without_last_answer(history), {"retry": True}
 
-    def side_panel(self, conversation_id: str | None) -> str:
+    def side_panel(self, conversation_id: str | None, pending: dict[str, Any] | None = None) -> str:
         """The side panel's Markdown for this conversation.
 
         Args:
             conversation_id: The page's conversation id.
+            pending: The message a turn is starting with (from `echo`): the panel then says
+                a turn runs and lists its files as being read. None: no turn starts.
         """
         from smolui.panel import side_panel
 
         session = self.registry.get(conversation_id)
-        agent = session._agent if session is not None else None
+        agent = session.built_agent if session is not None else None
         files = session.files if session is not None else []
-        return side_panel(self.config.model_label(), agent, self.config.executor_type,
-                          self.config.max_steps, files)  # fmt: skip
+        reading = [os.path.basename(path) for path in (pending or {}).get("files") or []]
+        config = self.config
+        return side_panel(
+            config.model_label(),
+            agent,
+            config.executor_type,
+            config.max_steps,
+            files,
+            running=pending is not None,
+            reading=reading,
+        )
 
 
 def update_interval(messages: int) -> float:
@@ -364,34 +368,6 @@ def update_interval(messages: int) -> float:
     )
 
 
-def _outcome(pump: EventPump, session: Session) -> tuple[str, str | None]:
-    if session.stop_requested.is_set() or isinstance(pump.error, AgentInterruptedError):
-        return "stopped", STOP_NOTE
-    if pump.error is not None:
-        return "failed", describe_failure(pump.error)
-    return "done", None
-
-
-def _forget_last_turn(agent: Any) -> None:
-    """Remove the last task and everything after it from the agent's memory, and give the
-    code's variables back the values they had before it (where the executor can)."""
-    steps = agent.memory.steps
-    last = max((i for i, step in enumerate(steps) if isinstance(step, TaskStep)), default=None)
-    if last is not None:
-        del steps[last:]
-    _executor_call(agent, "rollback")
-
-
-def _executor_call(agent: Any, method: str) -> None:
-    """Call an optional executor method (`checkpoint`, `rollback`) if the agent has one."""
-    call = getattr(getattr(agent, "executor", None), method, None)
-    if callable(call):
-        try:
-            call()
-        except Exception:  # the next execution reports a broken executor to the model
-            logger.warning("executor %s failed", method, exc_info=True)
-
-
 def _without_last_answer(history: list[Message]) -> list[Message]:
     """The chat up to and including the last user message."""
     for index in range(len(history) - 1, -1, -1):
@@ -401,6 +377,8 @@ def _without_last_answer(history: list[Message]) -> list[Message]:
 
 
 def _file_path(item: Any) -> str | None:
+    """The path of one file of a MultimodalTextbox value: a path, a dict, or gradio's
+    `FileData` (not imported here: this module must not load gradio)."""
     if isinstance(item, str):
         return item
     if isinstance(item, dict):

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agents.agent import MultiStepAgent
 from agents.memory import ActionStep
 from agents.memory_io import FolderImageStore, MemoryFormatError, steps_from_data, steps_to_data
 from smolui import transcripts
@@ -119,13 +120,17 @@ class ConversationKeeper:
             ) from None
         uses_code = any(isinstance(s, ActionStep) and s.code_action for s in steps)
 
-        def restore(agent: Any) -> None:
+        def restore(agent: MultiStepAgent) -> None:
             agent.memory.steps = list(steps)
 
         upload_dir = self.store.upload_dir(record.folder)
-        return Resumed(owner=record.owner, folder=record.folder, restore=restore,
-                       files=[_accepted(u, upload_dir) for u in record.uploads],
-                       note=RESUME_NOTE_FOR_MODEL if uses_code else None)  # fmt: skip
+        return Resumed(
+            owner=record.owner,
+            folder=record.folder,
+            restore=restore,
+            files=[_accepted(u, upload_dir) for u in record.uploads],
+            note=RESUME_NOTE_FOR_MODEL if uses_code else None,
+        )
 
     def _by_id(self, conversation_id: str, owner: str | None) -> StoredConversation | None:
         owner = owner if owner is not None else self.store.owner_of(conversation_id)
@@ -151,8 +156,9 @@ class ConversationKeeper:
                 self._unsaved[session.id] = (session, chat, state)
                 if not self._retrying:
                     self._retrying = True
-                    threading.Thread(target=self._retry, name="smolui-save-retry",
-                                     daemon=True).start()  # fmt: skip
+                    threading.Thread(
+                        target=self._retry, name="smolui-save-retry", daemon=True
+                    ).start()
             else:
                 self._unsaved.pop(session.id, None)
         return outcome == "saved"
@@ -183,12 +189,15 @@ class ConversationKeeper:
         new_files = session.files[session.saved_files :]
         try:
             saved = self.store.save(
-                session.owner, session.id, folder=session.folder,
+                session.owner,
+                session.id,
+                folder=session.folder,
                 messages=transcripts.sanitize_messages(chat, self._roots()),
-                memory=self._memory(session), turn_state=state,
+                memory=self._memory(session),
+                turn_state=state,
                 uploads=[_upload_info(f, session.upload_dir) for f in new_files],
                 forget_uploads=session.saved_files == 0,
-            )  # fmt: skip
+            )
         except (SQLAlchemyError, OSError):
             logger.warning("could not save a conversation", exc_info=True)
             return "failed"
@@ -238,17 +247,28 @@ def _upload_info(item: Any, upload_dir: Path) -> UploadInfo:
         relative = str(path.resolve().relative_to(upload_dir.resolve()))
     except (OSError, ValueError):
         digest, relative = "", path.name
-    return UploadInfo(name=item.display_name, kind=item.kind, size=item.size, sha256=digest,
-                      path=relative, pages=item.pages,
-                      rows=item.table.rows if item.table is not None else None)  # fmt: skip
+    return UploadInfo(
+        name=item.display_name,
+        kind=item.kind,
+        size=item.size,
+        sha256=digest,
+        path=relative,
+        pages=item.pages,
+        rows=item.table.rows if item.table is not None else None,
+    )
 
 
 def _accepted(info: UploadInfo, upload_dir: Path) -> Any:
     from smolui.uploads.ingest import AcceptedFile
 
-    return AcceptedFile(display_name=info.name, stored_path=upload_dir / info.path,
-                        kind=info.kind, label=_LABELS.get(info.kind, info.kind), size=info.size,
-                        pages=info.pages)  # fmt: skip
+    return AcceptedFile(
+        display_name=info.name,
+        stored_path=upload_dir / info.path,
+        kind=info.kind,
+        label=_LABELS.get(info.kind, info.kind),
+        size=info.size,
+        pages=info.pages,
+    )
 
 
 def attach_store(
@@ -297,8 +317,9 @@ def start_retention(store: ConversationStore, days: float, interval_s: float = 3
             try:
                 removed = store.purge_older_than(days)
                 if removed:
-                    logger.info("retention: deleted %d conversations older than %s days",
-                                removed, days)  # fmt: skip
+                    logger.info(
+                        "retention: deleted %d conversations older than %s days", removed, days
+                    )
             except Exception:
                 logger.exception("retention purge failed")
             if stop.wait(interval_s):

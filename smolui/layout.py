@@ -5,6 +5,7 @@ Only components are created here; `smolui.wiring` attaches the events.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,11 +25,16 @@ def default_examples() -> list[dict[str, Any]]:
     """Example prompts; two come with a bundled sample file (a report, a sales table)."""
     return [
         {"text": "What is the 20th Fibonacci number? Compute it with code.", "files": []},
-        {"text": "Summarize the attached report and compute the total harvest and the "
-                 "harvest per litre of water for each bay.", "files": [str(SAMPLE_DOCUMENT)]},
-        {"text": "Plot the monthly totals and tell me the best month.",
-         "files": [str(SAMPLE_DATA)]},
-    ]  # fmt: skip
+        {
+            "text": "Summarize the attached report and compute the total harvest and the "
+            "harvest per litre of water for each bay.",
+            "files": [str(SAMPLE_DOCUMENT)],
+        },
+        {
+            "text": "Plot the monthly totals and tell me the best month.",
+            "files": [str(SAMPLE_DATA)],
+        },
+    ]
 
 
 @dataclass
@@ -61,19 +67,35 @@ def _manage() -> dict[str, Any]:
     """Search, rename and delete for the conversation list (inside a Blocks context)."""
     import gradio as gr
 
-    search = gr.Textbox(placeholder="Search conversations…", show_label=False, max_lines=1,
-                        elem_classes="conversation-search")  # fmt: skip
+    search = gr.Textbox(
+        placeholder="Search conversations…",
+        show_label=False,
+        max_lines=1,
+        elem_classes="conversation-search",
+    )
     with gr.Accordion("Manage conversation", open=False, elem_classes="conversation-manage"):
-        title = gr.Textbox(placeholder="New title", show_label=False, max_lines=1,
-                           elem_classes="conversation-title")  # fmt: skip
+        title = gr.Textbox(
+            placeholder="New title",
+            show_label=False,
+            max_lines=1,
+            elem_classes="conversation-title",
+        )
         with gr.Row():
-            rename = gr.Button("✏️ Rename", size="sm", elem_classes="rename-button")
-            delete = gr.Button("🗑️ Delete", size="sm", variant="stop",
-                               elem_classes="delete-button")  # fmt: skip
-        delete_all = gr.Button("Delete all my conversations", size="sm", variant="stop",
-                               elem_classes="delete-all-button")  # fmt: skip
-    return {"search": search, "title": title, "rename": rename, "delete": delete,
-            "delete_all": delete_all}  # fmt: skip
+            rename = gr.Button("Rename", size="sm", elem_classes="rename-button")
+            delete = gr.Button("Delete", size="sm", variant="stop", elem_classes="delete-button")
+        delete_all = gr.Button(
+            "Delete all my conversations",
+            size="sm",
+            variant="stop",
+            elem_classes="delete-all-button",
+        )
+    return {
+        "search": search,
+        "title": title,
+        "rename": rename,
+        "delete": delete,
+        "delete_all": delete_all,
+    }
 
 
 def _sidebar() -> tuple[Any, ...]:
@@ -88,8 +110,8 @@ def _sidebar() -> tuple[Any, ...]:
         )
         panel = gr.Markdown("", elem_classes="side-panel")
         with gr.Row():
-            export_md = gr.Button("⬇️ Markdown", size="sm", elem_classes="export-md")
-            export_json = gr.Button("⬇️ JSON", size="sm", elem_classes="export-json")
+            export_md = gr.Button("↓ Markdown", size="sm", elem_classes="export-md")
+            export_json = gr.Button("↓ JSON", size="sm", elem_classes="export-json")
         export_file = gr.File(label="Export", interactive=False, elem_classes="export-file")
     return new_chat, conversations, panel, export_md, export_json, export_file, manage
 
@@ -99,6 +121,7 @@ def build_layout(
     file_types: list[str],
     examples: list[dict[str, Any]] | None = None,
     state_key: str = DEFAULT_STATE_KEY,
+    sign_in_button: Callable[[], Any] | None = None,
 ) -> Layout:
     """Create the Blocks and its components.
 
@@ -107,6 +130,7 @@ def build_layout(
         file_types: Extensions the file picker offers (checked again on upload).
         examples: Example prompts (`{"text", "files"}`); None for the defaults.
         state_key: Key that obfuscates the browser's stored conversations.
+        sign_in_button: Adds a sign-in button under the header (Sign in with Hugging Face).
     """
     import gradio as gr
 
@@ -121,27 +145,59 @@ def build_layout(
             f"## {title}\nAsk anything: the agent thinks, writes Python, runs it and answers.",
             elem_classes="smolui-header",
         )
+        if sign_in_button is not None:
+            sign_in_button()
         chatbot = gr.Chatbot(
-            label="Agent", elem_id="chat", scale=1, height="calc(100dvh - 430px)", min_height=260,
-            buttons=["copy", "copy_all"], layout="panel",
-            placeholder="Send a message, or pick an example below.", autoscroll=True,
-        )  # fmt: skip
+            label="Agent",
+            show_label=False,
+            elem_id="chat",
+            scale=1,
+            min_height=260,
+            height="calc(100dvh - 430px)",
+            buttons=["copy", "copy_all"],
+            layout="panel",
+            editable="user",  # the pencil; `smolui.message_actions` allows the last message only
+            placeholder="Send a message, or pick an example below.",
+            autoscroll=True,
+        )
         textbox = gr.MultimodalTextbox(
             placeholder="Ask the agent… (attach PDF, DOCX, text, CSV/XLSX or images)",
-            file_types=file_types, file_count="multiple", show_label=False, autofocus=True,
-            max_plain_text_length=200_000, submit_btn=True, elem_id="message",
+            file_types=file_types,
+            file_count="multiple",
+            show_label=False,
+            autofocus=True,
+            max_plain_text_length=200_000,
+            submit_btn=True,
+            elem_id="message",
             interactive=False,  # until the page has loaded its conversation (and its owner)
-        )  # fmt: skip
+        )
         with gr.Row(elem_classes="smolui-controls"):  # Stop is enabled while a turn runs
-            stop = gr.Button("■ Stop", variant="stop", size="sm", interactive=False,
-                             elem_classes="stop-button")  # fmt: skip
+            stop = gr.Button(
+                "■ Stop", variant="stop", size="sm", interactive=False, elem_classes="stop-button"
+            )
             retry = gr.Button("↻ Retry", size="sm", elem_classes="retry-button")
             clear = gr.Button("Clear", size="sm", elem_classes="clear-button")
-        gr.Examples(examples=examples if examples is not None else default_examples(),
-                    inputs=[textbox], cache_examples=False, label="Examples")  # fmt: skip
+        gr.Examples(
+            examples=examples if examples is not None else default_examples(),
+            inputs=[textbox],
+            cache_examples=False,
+            label="Examples",
+        )
     return Layout(
-        demo=demo, chatbot=chatbot, textbox=textbox, stop=stop, retry=retry, clear=clear,
-        new_chat=new_chat, conversations=conversations, panel=panel, export_md=export_md,
-        export_json=export_json, export_file=export_file, store=store,
-        conversation_id=conversation_id, pending=pending, **manage,
-    )  # fmt: skip
+        demo=demo,
+        chatbot=chatbot,
+        textbox=textbox,
+        stop=stop,
+        retry=retry,
+        clear=clear,
+        new_chat=new_chat,
+        conversations=conversations,
+        panel=panel,
+        export_md=export_md,
+        export_json=export_json,
+        export_file=export_file,
+        store=store,
+        conversation_id=conversation_id,
+        pending=pending,
+        **manage,
+    )

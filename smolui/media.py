@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import logging
 import secrets
-import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from smolui.render import media_kind
+from tools.agent_types import AgentImage, write_wav
 
 logger = logging.getLogger(__name__)
 
@@ -54,18 +54,12 @@ class MediaSink:
         return self.folder / f"{secrets.token_hex(6)}{suffix}"
 
     def _image(self, value: Any) -> dict[str, Any]:
-        image = value.to_raw() if hasattr(value, "to_raw") else value
+        image = value.to_raw() if isinstance(value, AgentImage) else value  # else PIL
         path = self._path(".png")
         image.save(path, format="PNG")
         return {"path": str(path), "mime_type": "image/png"}
 
     def _audio(self, value: Any) -> dict[str, Any]:
-        from tools.agent_types import write_wav
-
         path = self._path(".wav")
         write_wav(str(path), value.to_raw(), value.samplerate)
         return {"path": str(path), "mime_type": "audio/wav"}
-
-    def delete(self) -> None:
-        """Remove the folder and its files."""
-        shutil.rmtree(self.folder, ignore_errors=True)

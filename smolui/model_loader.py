@@ -1,4 +1,4 @@
-"""The shared model, loaded in a background thread so the page is usable at once."""
+"""The shared model, loaded in a background thread once the app serves (see app.py)."""
 
 from __future__ import annotations
 
@@ -78,7 +78,13 @@ class ModelLoader:
 
 def _model_from_spec(spec: str | None) -> Any:
     from agents.models import spec as model_spec
+    from agents.models.llama_cpp import LlamaCppModel
 
-    if not spec or spec == "local":
-        return model_spec.default_model()
-    return model_spec.model_from_spec(spec)
+    model = (
+        model_spec.default_model()
+        if not spec or spec == "local"
+        else model_spec.model_from_spec(spec)
+    )
+    if isinstance(model, LlamaCppModel):
+        model.load()  # the weights too, here in the background, not in the first turn
+    return model

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from agents.agent import MultiStepAgent
 from agents.small_model import is_small_model_id
 from smolui.uploads.describe import human_size
 
+RUNNING = "answering (Stop or Esc ends it)"
+IDLE = "ready"
 HOW_TO_CHANGE_MODEL = "Change it with `--model` or `SMOLUI_MODEL` (see `python app.py --help`)."
 TINY_MODEL_NOTE = (
     "This offline model is tiny: simple sums, strings and dates only. For real work, run "
@@ -14,20 +18,25 @@ TINY_MODEL_NOTE = (
 )
 
 
-def isolation_label(agent: Any, executor_type: str) -> str:
+def isolation_label(agent: MultiStepAgent | None, executor_type: str, running: bool = False) -> str:
     """The sandbox's isolation level in words.
 
     Args:
         agent: The conversation's agent, or None before it exists.
         executor_type: The configured executor ("sandbox" or "local").
+        running: Whether a turn runs now (the agent is being made if it does not exist).
     """
-    executor = getattr(agent, "executor", None) if agent is not None else None
-    isolation = getattr(executor, "isolation", None)
-    if isinstance(isolation, dict) and isolation.get("level"):
-        return str(isolation["level"])
     if agent is None:
-        return f"{executor_type} (starts with your first message)"
-    return "no code executor" if executor is None else executor_type
+        return (
+            f"{executor_type} (starting…)"
+            if running
+            else f"{executor_type} (starts with your first message)"
+        )
+    executor = agent.executor
+    if executor is None:
+        return "no code executor"
+    level = executor.isolation.get("level")
+    return str(level) if level else executor_type
 
 
 def _where_title(executor_type: str) -> str:
@@ -36,24 +45,35 @@ def _where_title(executor_type: str) -> str:
     return "Code runs in" if executor_type in REMOTE_EXECUTOR_TYPES else "Sandbox"
 
 
-def files_table(files: list[Any]) -> str:
+def files_table(files: list[Any], reading: Sequence[str] = ()) -> str:
     """A Markdown table of uploaded files: name, size, pages.
 
     Args:
         files: `AcceptedFile`s of the conversation.
+        reading: Names of files just sent and being read now (shown as such).
     """
-    if not files:
+    if not files and not reading:
         return "_No files yet. Attach PDF, DOCX, text, CSV/XLSX or images (paperclip button)._"
     rows = ["| file | size | pages |", "|---|---|---|"]
     for item in files:
-        name = str(item.display_name).replace("|", "\\|")
         pages = "" if item.pages is None else str(item.pages)
-        rows.append(f"| {name} | {human_size(item.size)} | {pages} |")
+        rows.append(f"| {_cell(item.display_name)} | {human_size(item.size)} | {pages} |")
+    rows += [f"| {_cell(name)} | reading… | |" for name in reading]
     return "\n".join(rows)
 
 
+def _cell(name: str) -> str:
+    return str(name).replace("|", "\\|")
+
+
 def side_panel(
-    model_label: str, agent: Any, executor_type: str, max_steps: int | None, files: list[Any]
+    model_label: str,
+    agent: MultiStepAgent | None,
+    executor_type: str,
+    max_steps: int | None,
+    files: list[Any],
+    running: bool = False,
+    reading: Sequence[str] = (),
 ) -> str:
     """The whole side panel as Markdown.
 
@@ -63,17 +83,25 @@ def side_panel(
         executor_type: The configured executor.
         max_steps: Steps per turn.
         files: The conversation's uploaded files.
+        running: Whether a turn runs now.
+        reading: Names of the files sent with the running turn, not read yet.
     """
-    steps = max_steps if max_steps is not None else getattr(agent, "max_steps", "?")
+    if max_steps is not None:
+        steps: int | str = max_steps
+    else:
+        steps = agent.max_steps if agent is not None else "?"
     tiny = is_small_model_id(model_label) or model_label.startswith("local")
-    return "\n".join([
-        f"**Model:** `{model_label}`  ",
-        f"<sub>{TINY_MODEL_NOTE if tiny else HOW_TO_CHANGE_MODEL}</sub>",
-        "",
-        f"**{_where_title(executor_type)}:** {isolation_label(agent, executor_type)}  ",
-        f"**Max steps per message:** {steps}",
-        "",
-        "**Files in this conversation**",
-        "",
-        files_table(files),
-    ])  # fmt: skip
+    return "\n".join(
+        [
+            f"**Model:** `{model_label}`  ",
+            f"<sub>{TINY_MODEL_NOTE if tiny else HOW_TO_CHANGE_MODEL}</sub>",
+            "",
+            f"**{_where_title(executor_type)}:** {isolation_label(agent, executor_type, running)}  ",
+            f"**Max steps per message:** {steps}  ",
+            f"**Now:** {RUNNING if running else IDLE}",
+            "",
+            "**Files in this conversation**",
+            "",
+            files_table(files, reading),
+        ]
+    )

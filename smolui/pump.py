@@ -9,6 +9,7 @@ agent stops at its next step boundary.
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import queue
 import threading
@@ -37,9 +38,15 @@ class EventPump:
         self._queue: queue.Queue[Any] = queue.Queue()
         self.error: BaseException | None = None
         self.finished = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="smolui-turn", daemon=True)
+        # The caller's context variables (tracing context, conversation attributes) go with
+        # the stream into the thread, as if it were iterated where it was made.
+        context = contextvars.copy_context()
+        self._thread = threading.Thread(
+            target=context.run, args=(self._run,), name="smolui-turn", daemon=True
+        )
 
     def start(self) -> EventPump:
+        """Start iterating in the pump thread; returns the pump."""
         self._thread.start()
         return self
 

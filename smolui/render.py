@@ -25,6 +25,9 @@ Message = dict[str, Any]
 FileSink = Callable[[Any], dict[str, Any] | None]
 
 CODE_TOOL = "python_interpreter"
+# Plain words: emoji titles render as boxes where no emoji font is installed.
+TABLE_TITLE = "Table"
+IMAGE_TITLE = "Image"
 MAX_BLOCK_CHARS = 8000
 _CODE_FENCE = re.compile(r"```[a-zA-Z0-9_+-]*\n.*?(?:```|$)", re.DOTALL)
 _CODE_TAG = re.compile(r"<code>.*?(?:</code>|$)", re.DOTALL)
@@ -164,26 +167,36 @@ def render_action_step(
     if observations:
         title = "Execution logs" if step.code_action else "Observations"
         children.append(
-            message(fenced(clip(observations), "text"), title=title,
-                 id=f"{block_id}.o", parent_id=block_id)
-        )  # fmt: skip
+            message(
+                fenced(clip(observations), "text"),
+                title=title,
+                id=f"{block_id}.o",
+                parent_id=block_id,
+            )
+        )
     if step.error is not None:
         children.append(render_step_error(step.error, f"{block_id}.e", block_id))
     table = None if step.is_final_answer else as_table(step.action_output)
     if table is not None:  # a DataFrame as the step's last value, shown like a notebook
         children.append(
-            message(table_markdown(table), title="📊 Table", id=f"{block_id}.d", parent_id=block_id)
+            message(
+                table_markdown(table), title=TABLE_TITLE, id=f"{block_id}.d", parent_id=block_id
+            )
         )
     for index, image in enumerate(step.observations_images or []):
         file = files(image) if files else None
         if file:
             children.append(
-                message(file, title="🖼️ Image", id=f"{block_id}.i{index}", parent_id=block_id)
+                message(file, title=IMAGE_TITLE, id=f"{block_id}.i{index}", parent_id=block_id)
             )
     parent = message(
-        "", title=step_title(step), id=block_id, status="done",
-        duration=round_seconds(step.timing.duration), log=step_log(step) or None,
-    )  # fmt: skip
+        "",
+        title=step_title(step),
+        id=block_id,
+        status="done",
+        duration=round_seconds(step.timing.duration),
+        log=step_log(step) or None,
+    )
     return [parent, *children]
 
 
@@ -209,8 +222,10 @@ def render_step_error(error: BaseException, error_id: str, parent_id: str) -> Me
     text = getattr(error, "message", None) or str(error)
     return message(
         fenced(clip(redact(text)), "text"),
-        title=f"✕ {step_error_title(error)}", id=error_id, parent_id=parent_id,
-    )  # fmt: skip
+        title=f"✕ {step_error_title(error)}",
+        id=error_id,
+        parent_id=parent_id,
+    )
 
 
 def step_title(step: ActionStep) -> str:
@@ -244,10 +259,14 @@ def render_planning_step(step: PlanningStep, block_id: str) -> list[Message]:
     """
     return [
         message(
-            clip(step.plan.strip()), title="Plan", id=block_id, status="done",
-            duration=round_seconds(step.timing.duration), log=format_tokens(step.token_usage) or None,
+            clip(step.plan.strip()),
+            title="Plan",
+            id=block_id,
+            status="done",
+            duration=round_seconds(step.timing.duration),
+            log=format_tokens(step.token_usage) or None,
         )
-    ]  # fmt: skip
+    ]
 
 
 def render_final_answer(output: Any, files: FileSink | None = None) -> Message:

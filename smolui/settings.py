@@ -45,6 +45,19 @@ class Settings:
         retention_days: Delete conversations untouched for this many days (0: keep forever).
         small_model: Use the small-model profile (short prompt, grammar, token cap): True,
             False, or None to choose it for tiny models such as the offline default.
+        auth_mode: Sign-in: "none" (each browser owns its conversations), "password" (a
+            login page; users from `users`) or "hf" (Sign in with Hugging Face, on a Space).
+        users: A file of `name:bcrypt-hash` lines, or the lines themselves (password mode).
+        admins: User names that may see everyone's usage.
+        trust_proxy: Take the client's address from `X-Forwarded-For` (behind a proxy such
+            as a Space's), for the per-address limits of anonymous visitors.
+        turns_per_hour: Turns each user may start per hour (0: no limit).
+        turns_per_day: Turns each user may start per day (0: no limit).
+        tokens_per_day: Model tokens each user may use per day (0: no limit).
+        upload_mb_per_day: Megabytes each user may upload per day (0: no limit).
+        user_concurrency: Turns one user may run at once (0: no limit).
+        queue_size: Turns that may wait for a free slot once `concurrency` turns run; more
+            are refused with a "try again" message.
     """
 
     model: str = "local"
@@ -71,6 +84,16 @@ class Settings:
     database_url: str | None = field(default=None, repr=False)  # may hold a password
     retention_days: float = 0.0
     small_model: bool | None = None
+    auth_mode: str = "none"
+    users: str | None = field(default=None, repr=False)  # may hold password hashes
+    admins: tuple[str, ...] = ()
+    trust_proxy: bool = False
+    turns_per_hour: int = 0
+    turns_per_day: int = 0
+    tokens_per_day: int = 0
+    upload_mb_per_day: float = 0.0
+    user_concurrency: int = 1
+    queue_size: int = 16
 
     def with_changes(self, **changes: Any) -> Settings:
         """A copy with some fields changed.
@@ -108,6 +131,15 @@ _FLAGS: dict[str, tuple[str, str]] = {
     "database_url": ("SMOLUI_DATABASE_URL", "conversation database URL instead of SQLite, e.g. "
                      "postgresql+psycopg://user:password@host/db (several replicas share one)"),
     "retention_days": ("SMOLUI_RETENTION_DAYS", "delete conversations untouched for N days (0: never)"),
+    "users": ("SMOLUI_USERS", "password sign-in users: a file of 'name:bcrypt-hash' lines, or the "
+              "lines themselves (python -m smolui.auth.passwords NAME prints one)"),
+    "admins": ("SMOLUI_ADMINS", "comma-separated user names that may see everyone's usage"),
+    "turns_per_hour": ("SMOLUI_TURNS_PER_HOUR", "turns each user may start per hour (0: no limit)"),
+    "turns_per_day": ("SMOLUI_TURNS_PER_DAY", "turns each user may start per day (0: no limit)"),
+    "tokens_per_day": ("SMOLUI_TOKENS_PER_DAY", "model tokens each user may use per day (0: no limit)"),
+    "upload_mb_per_day": ("SMOLUI_UPLOAD_MB_PER_DAY", "MB each user may upload per day (0: no limit)"),
+    "user_concurrency": ("SMOLUI_USER_CONCURRENCY", "turns one user may run at once (0: no limit)"),
+    "queue_size": ("SMOLUI_QUEUE_SIZE", "turns that may wait for a free slot when all are busy"),
 }  # fmt: skip
 
 _BOOL_FLAGS: dict[str, tuple[str, str]] = {
@@ -115,6 +147,8 @@ _BOOL_FLAGS: dict[str, tuple[str, str]] = {
     "stream_outputs": ("SMOLUI_STREAM_OUTPUTS", "stream model tokens into the running step"),
     "small_model": ("SMOLUI_SMALL_MODEL", "short prompt, grammar and token cap for a tiny model "
                     "(None: on for tiny models such as the offline SmolLM2)"),
+    "trust_proxy": ("SMOLUI_TRUST_PROXY", "take client addresses from X-Forwarded-For (behind a "
+                    "proxy, e.g. on a Space)"),
 }  # fmt: skip
 
 
@@ -144,7 +178,10 @@ def build_parser() -> argparse.ArgumentParser:
             help=f"{text} [env {env}=1/0; default {getattr(defaults, name)}]",
         )  # fmt: skip
     parser.add_argument(
-        "--auth", default=None, help="'user:password' required to open the page [env SMOLUI_AUTH]"
+        "--auth",
+        default=None,
+        help="sign-in: 'none', 'password' (users from --users) or 'hf' (Sign in with Hugging "
+        "Face, on a Space); or one 'user:password' [env SMOLUI_AUTH; default 'none']",
     )
     return parser
 
@@ -191,7 +228,9 @@ def settings_from_args(
         except ValueError as error:
             parser.error(f"--{name.replace('_', '-')}: {error}")
     auth = args.get("auth") or env.get("SMOLUI_AUTH")
-    if auth:
+    if auth and auth.strip().lower() in ("none", "password", "hf"):
+        values["auth_mode"] = auth.strip().lower()
+    elif auth:
         user, sep, password = auth.partition(":")
         if not sep or not user or not password:
             parser.error("--auth: expected 'user:password'")
@@ -251,4 +290,27 @@ def validate(settings: Settings) -> str | None:
         return "retention days must not be negative (0 keeps conversations forever)"
     if settings.session_idle_s <= 0 or settings.session_grace_s < 0:
         return "session idle time must be positive and grace time not negative"
+    return _limits_problem(settings)
+
+
+_LIMITS = (
+    "turns_per_hour",
+    "turns_per_day",
+    "tokens_per_day",
+    "upload_mb_per_day",
+    "user_concurrency",
+    "queue_size",
+)
+
+
+def _limits_problem(settings: Settings) -> str | None:
+    """What is wrong with the sign-in and per-user limit settings, or None."""
+    from smolui.auth import AuthConfig
+
+    problem = AuthConfig.from_settings(settings).problem()
+    if problem:
+        return problem
+    for name in _LIMITS:
+        if getattr(settings, name) < 0:
+            return f"{name.replace('_', ' ')} must not be negative (0: no limit)"
     return None

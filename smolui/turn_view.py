@@ -12,9 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.events import SubAgentEvent
+from agents.events import AgentEvent, SubAgentEvent
 from agents.memory import (
-    ActionOutput,
     ActionStep,
     FinalAnswerStep,
     PlanningStep,
@@ -50,9 +49,8 @@ class _Block:
     text: str = ""
     started: bool = False
     calls: list[tuple[str, str]] = field(default_factory=list)  # (tool name, child id)
-    subviews: dict[str, tuple[str, TurnView]] = field(
-        default_factory=dict
-    )  # agent -> (call id, view)
+    # managed agent's name -> (id of the call that runs it, its nested view)
+    subviews: dict[str, tuple[str, TurnView]] = field(default_factory=dict)
     placed: set[int] = field(default_factory=set)  # id() of the nested copies now in messages
 
 
@@ -89,11 +87,11 @@ class TurnView:
         title = self._title(self._next_step, "thinking…")
         self.messages.append(message("", title=title, id=block_id, status="pending"))
 
-    def apply(self, event: Any) -> None:
+    def apply(self, event: AgentEvent) -> None:
         """Update the messages with one stream event; unknown events are ignored.
 
         Args:
-            event: Anything `agent.run(stream=True)` yields.
+            event: One event of `agent.run(stream=True)`.
         """
         handlers: dict[type, Callable[[Any], None]] = {
             ChatMessageStreamDelta: self._on_delta,
@@ -108,8 +106,7 @@ class TurnView:
             if isinstance(event, kind):
                 handler(event)
                 return
-        if not isinstance(event, ActionOutput):
-            return  # a newer agent's event kinds must not break the page
+        # Anything else (ActionOutput, a newer agent's event kinds) changes nothing shown.
 
     def finish(self, state: str, seconds: float, note: str | None = None) -> None:
         """Close the turn: settle the open step, add a note and the footer.
@@ -186,9 +183,13 @@ class TurnView:
         text = clip(str(output.observation or output.output or "").strip())
         if text:
             self.messages.append(
-                message(fenced(text, "text"), title=f"Output of {output.tool_call.name}",
-                        id=f"{block.id}.r{output.id}", parent_id=block.id)
-            )  # fmt: skip
+                message(
+                    fenced(text, "text"),
+                    title=f"Output of {output.tool_call.name}",
+                    id=f"{block.id}.r{output.id}",
+                    parent_id=block.id,
+                )
+            )
 
     def _on_action_step(self, step: ActionStep) -> None:
         block = self._started_block()

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from agents.agent import MultiStepAgent
 from smolui.render import Message
 
 
@@ -90,7 +91,7 @@ class GradioUIApiMixin:
         for turn in stream_to_gradio(agent, prompt, reset_agent_memory=self.reset_agent_memory):
             yield history + turn
 
-    def _interactive_agent(self, session_state: dict[str, Any] | None) -> Any:
+    def _interactive_agent(self, session_state: dict[str, Any] | None) -> MultiStepAgent:
         if session_state is None:
             session_state = self._script_session
         if "agent" not in session_state:

@@ -11,11 +11,13 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from smolui.controls import CLEAR_CONFIRM_JS, retry_adapter, stop_adapter, stop_button
+from smolui.auth import Identity, SignIn, with_identity
+from smolui.controls import retry_adapter, stop_adapter, stop_button
 from smolui.conversations import ConversationHandlers
 from smolui.export import write_export
 from smolui.handlers import ChatHandlers
 from smolui.layout import Layout
+from smolui.message_actions import wire_actions
 
 
 def safe(handler: Callable) -> Callable:
@@ -38,14 +40,28 @@ def safe(handler: Callable) -> Callable:
     return wrapped
 
 
-def _page(request: Any) -> Any:
-    return getattr(request, "session_hash", None)
+def _page(request: Any) -> str | None:
+    """The page's session hash (a `gr.Request` is None when an event runs outside a page)."""
+    return request.session_hash if request is not None else None
 
 
-def _turn_adapters(chat: ChatHandlers, conversations: ConversationHandlers) -> dict[str, Callable]:
+def _identifier(sign_in: SignIn | None) -> Callable[[Any, Any], Identity]:
+    """Who sent a request: `identify(request, profile)` (anonymous without sign-in)."""
+
+    def identify(request: Any, profile: Any) -> Identity:
+        if sign_in is None:
+            return Identity()
+        return sign_in.identify(request, profile)
+
+    return identify
+
+
+def _turn_adapters(
+    chat: ChatHandlers, conversations: ConversationHandlers, identify: Callable
+) -> dict[str, Callable]:
     import gradio as gr
 
-    def echo(message: Any, history: list) -> tuple:
+    def echo(message: Any, history: list, conversation_id: Any) -> tuple:
         shown, pending = chat.echo(message, history)
         busy = pending is not None
         return (
@@ -53,40 +69,67 @@ def _turn_adapters(chat: ChatHandlers, conversations: ConversationHandlers) -> d
             pending,
             gr.MultimodalTextbox(value=None, interactive=False) if busy else gr.MultimodalTextbox(),
             stop_button(busy),
+            chat.side_panel(conversation_id, pending) if busy else gr.skip(),
         )
 
-    def run(pending: Any, history: list, conversation_id: Any, request: gr.Request):
-        yield from chat.run_turn(pending, history, conversation_id, _page(request))
+    def run(
+        pending: Any,
+        history: list,
+        conversation_id: Any,
+        request: gr.Request,
+        profile: gr.OAuthProfile | None,
+    ):
+        who = identify(request, profile)
+        yield from chat.run_turn(pending, history, conversation_id, _page(request), who)
 
-    def after_turn(conversation_id: Any, store: Any) -> tuple:
+    def after_turn(
+        conversation_id: Any, store: Any, request: gr.Request, profile: gr.OAuthProfile | None
+    ) -> tuple:
+        store = with_identity(store, identify(request, profile))
         store, choices = conversations.refresh(conversation_id, store)
-        return (store, gr.Radio(choices=choices, value=conversation_id), chat.side_panel(conversation_id),
-                gr.MultimodalTextbox(interactive=True), stop_button(False))  # fmt: skip
+        return (
+            store,
+            gr.Radio(choices=choices, value=conversation_id),
+            chat.side_panel(conversation_id),
+            gr.MultimodalTextbox(interactive=True),
+            stop_button(False),
+        )
 
     return {"echo": echo, "run": run, "after_turn": after_turn}
 
 
 def _conversation_adapters(
-    chat: ChatHandlers, conversations: ConversationHandlers
+    chat: ChatHandlers, conversations: ConversationHandlers, identify: Callable
 ) -> dict[str, Callable]:
     import gradio as gr
+
+    def owned(store: Any, request: Any, profile: Any) -> Any:
+        # A signed-in user's conversations are theirs by name, whatever the browser holds.
+        return with_identity(store, identify(request, profile))
 
     def opened(result: tuple) -> tuple:
         conversation_id, history, store, choices = result
         radio = gr.Radio(choices=choices, value=conversation_id)
         return conversation_id, history, store, radio, chat.side_panel(conversation_id)
 
-    def load(store: Any, request: gr.Request) -> tuple:
+    def load(store: Any, request: gr.Request, profile: gr.OAuthProfile | None) -> tuple:
         # The message box opens only now: a message sent before the page knows its owner
         # would start a conversation nobody owns (never saved, never listed).
-        loaded = opened(conversations.load(store, _page(request)))
+        loaded = opened(conversations.load(owned(store, request, profile), _page(request)))
         return (*loaded, gr.MultimodalTextbox(interactive=True))
 
-    def new_chat(store: Any, request: gr.Request) -> tuple:
-        result = conversations.new_chat(store, _page(request))
+    def new_chat(store: Any, request: gr.Request, profile: gr.OAuthProfile | None) -> tuple:
+        result = conversations.new_chat(owned(store, request, profile), _page(request))
         return (*opened(result), gr.MultimodalTextbox(interactive=True))
 
-    def switch(wanted: Any, conversation_id: Any, store: Any, request: gr.Request) -> tuple:
+    def switch(
+        wanted: Any,
+        conversation_id: Any,
+        store: Any,
+        request: gr.Request,
+        profile: gr.OAuthProfile | None,
+    ) -> tuple:
+        store = owned(store, request, profile)
         return opened(conversations.switch(wanted, conversation_id, store, _page(request)))
 
     def unload(request: gr.Request) -> None:
@@ -107,26 +150,54 @@ def _conversation_adapters(
         store, choices = result
         return store, gr.Radio(choices=choices, value=conversation_id)
 
-    def search(query: Any, conversation_id: Any, store: Any) -> tuple:
+    def search(
+        query: Any,
+        conversation_id: Any,
+        store: Any,
+        request: gr.Request,
+        profile: gr.OAuthProfile | None,
+    ) -> tuple:
+        store = owned(store, request, profile)
         return listed(
             conversations.refresh(conversation_id, store, str(query or "")), conversation_id
         )
 
-    def rename(title: Any, conversation_id: Any, store: Any) -> tuple:
-        return (*listed(conversations.rename(str(title or ""), conversation_id, store), conversation_id),
-                gr.Textbox(value=""))  # fmt: skip
+    def rename(
+        title: Any,
+        conversation_id: Any,
+        store: Any,
+        request: gr.Request,
+        profile: gr.OAuthProfile | None,
+    ) -> tuple:
+        store = owned(store, request, profile)
+        renamed = conversations.rename(str(title or ""), conversation_id, store)
+        return (*listed(renamed, conversation_id), gr.Textbox(value=""))
 
-    def delete(conversation_id: Any, store: Any, request: gr.Request) -> tuple:
+    def delete(
+        conversation_id: Any, store: Any, request: gr.Request, profile: gr.OAuthProfile | None
+    ) -> tuple:
+        store = owned(store, request, profile)
         return opened(conversations.delete(conversation_id, store, _page(request)))
 
-    def delete_all(store: Any, request: gr.Request) -> tuple:
-        return opened(conversations.delete_all(store, _page(request)))
+    def delete_all(store: Any, request: gr.Request, profile: gr.OAuthProfile | None) -> tuple:
+        return opened(conversations.delete_all(owned(store, request, profile), _page(request)))
 
-    return {"load": load, "new_chat": new_chat, "switch": switch, "unload": unload, "follow": follow,
-            "search": search, "rename": rename, "delete": delete, "delete_all": delete_all}  # fmt: skip
+    return {
+        "load": load,
+        "new_chat": new_chat,
+        "switch": switch,
+        "unload": unload,
+        "follow": follow,
+        "search": search,
+        "rename": rename,
+        "delete": delete,
+        "delete_all": delete_all,
+    }
 
 
-def adapters(chat: ChatHandlers, conversations: ConversationHandlers) -> dict[str, Callable]:
+def adapters(
+    chat: ChatHandlers, conversations: ConversationHandlers, sign_in: SignIn | None = None
+) -> dict[str, Callable]:
     """The handlers in the shape gradio calls them: component values in, updates out.
 
     Every handler but the streaming turn and the unload hook is wrapped by `safe`.
@@ -134,9 +205,16 @@ def adapters(chat: ChatHandlers, conversations: ConversationHandlers) -> dict[st
     Args:
         chat: Turn and control handlers.
         conversations: Load, new chat, switch, save and unload handlers.
+        sign_in: Who a request comes from (None: everyone is anonymous).
     """
-    handlers = {**_turn_adapters(chat, conversations), **_conversation_adapters(chat, conversations),
-                "retry": retry_adapter(chat), "stop": stop_adapter(chat), "clear": chat.clear}  # fmt: skip
+    identify = _identifier(sign_in)
+    handlers = {
+        **_turn_adapters(chat, conversations, identify),
+        **_conversation_adapters(chat, conversations, identify),
+        "retry": retry_adapter(chat),
+        "stop": stop_adapter(chat),
+        "clear": chat.clear,
+    }
     unwrapped = ("run", "unload", "follow")
     return {name: fn if name in unwrapped else safe(fn) for name, fn in handlers.items()}
 
@@ -147,6 +225,9 @@ def wire(
     conversations: ConversationHandlers,
     concurrency: int,
     model_label: Callable[[], str],
+    sign_in: SignIn | None = None,
+    waiting: int = 0,
+    usage: Callable[[Identity], list] | None = None,
 ) -> None:
     """Attach every event of the page (call inside `with layout.demo:`).
 
@@ -156,10 +237,16 @@ def wire(
         conversations: Load, new chat, switch, save and unload handlers.
         concurrency: How many turns may run at once across all visitors.
         model_label: The model's display name (for exports).
+        sign_in: Who a request comes from (None: everyone is anonymous).
+        waiting: Turns that may wait in the app's own turn queue: gradio lets them into
+            the handler, which shows each its place and starts it when a slot frees.
+        usage: Everyone's usage for an admin (`TurnAdmission.usage_report`), served as the
+            API endpoint `/usage` (no page element); None: no such endpoint.
     """
-    ui, fn = layout, adapters(chat, conversations)
+    ui, fn = layout, adapters(chat, conversations, sign_in)
     run_inputs = [ui.pending, ui.chatbot, ui.conversation_id]
-    turn = dict(concurrency_limit=concurrency, concurrency_id="turn", show_progress="hidden")
+    limit = concurrency + waiting
+    turn = dict(concurrency_limit=limit, concurrency_id="turn", show_progress="hidden")
     after = (
         fn["after_turn"],
         [ui.conversation_id, ui.store],
@@ -167,38 +254,76 @@ def wire(
     )
     opened = [ui.conversation_id, ui.chatbot, ui.store, ui.conversations, ui.panel]
 
-    (ui.textbox.submit(fn["echo"], [ui.textbox, ui.chatbot], [ui.chatbot, ui.pending, ui.textbox, ui.stop], queue=False)
+    (
+        ui.textbox.submit(
+            fn["echo"],
+            [ui.textbox, ui.chatbot, ui.conversation_id],
+            [ui.chatbot, ui.pending, ui.textbox, ui.stop, ui.panel],
+            queue=False,
+        )
         .then(fn["run"], run_inputs, [ui.chatbot, ui.conversation_id], **turn)
-        .then(*after, queue=False))  # fmt: skip
+        .then(*after, queue=False)
+    )
     # Queued (without a limit) so its "nothing to retry" notice can reach the page.
-    (ui.retry.click(fn["retry"], [ui.chatbot, ui.conversation_id], [ui.chatbot, ui.pending, ui.stop],
-                    concurrency_limit=None, show_progress="hidden")
+    (
+        ui.retry.click(
+            fn["retry"],
+            [ui.chatbot, ui.conversation_id],
+            [ui.chatbot, ui.pending, ui.stop],
+            concurrency_limit=None,
+            show_progress="hidden",
+        )
         .then(fn["run"], run_inputs, [ui.chatbot, ui.conversation_id], **turn)
-        .then(*after, queue=False))  # fmt: skip
+        .then(*after, queue=False)
+    )
     ui.stop.click(fn["stop"], [ui.conversation_id], None, queue=False)
-    ui.clear.click(
-        fn["clear"], [ui.conversation_id], [ui.chatbot], queue=False, js=CLEAR_CONFIRM_JS
-    ).then(*after, queue=False)
+    # Clear asks first in the page's script (smolui/assets/smolui.js), before gradio sees it.
+    ui.clear.click(fn["clear"], [ui.conversation_id], [ui.chatbot], queue=False).then(
+        *after, queue=False
+    )
+    run = (fn["run"], run_inputs, [ui.chatbot, ui.conversation_id])
+    wire_actions(ui, chat, run, after, turn)  # the chat's retry, undo, edit and trash icons
+    # An export link is for the chat it was made from: any change of the chat hides it
+    # (in the browser only, so streaming turns cost no extra requests).
+    ui.chatbot.change(None, None, ui.export_file, js="() => null", show_progress="hidden")
     ui.new_chat.click(fn["new_chat"], [ui.store], [*opened, ui.textbox], queue=False)
     # A page that opens a conversation while its turn runs (reload, second tab) follows the turn.
     follow = (fn["follow"], [ui.conversation_id], [ui.chatbot, ui.textbox, ui.stop])
     follow_options = dict(concurrency_limit=None, show_progress="hidden")
-    ui.conversations.input(fn["switch"], [ui.conversations, ui.conversation_id, ui.store], opened,
-                           queue=False).then(*follow, **follow_options)  # fmt: skip
+    ui.conversations.input(
+        fn["switch"], [ui.conversations, ui.conversation_id, ui.store], opened, queue=False
+    ).then(*follow, **follow_options)
     _wire_manage(ui, fn, opened)
     for button, fmt in ((ui.export_md, "md"), (ui.export_json, "json")):
         export = safe(lambda history, fmt=fmt: str(write_export(history or [], fmt, model_label())))
         button.click(export, [ui.chatbot], [ui.export_file])
-    (ui.demo.load(fn["load"], [ui.store], [*opened, ui.textbox], queue=False)
-        .then(*follow, **follow_options))  # fmt: skip
+    loaded = ui.demo.load(fn["load"], [ui.store], [*opened, ui.textbox], queue=False)
+    loaded.then(*follow, **follow_options)
     ui.demo.unload(fn["unload"])
+    if usage is not None:
+        _wire_usage(usage, _identifier(sign_in))
+
+
+def _wire_usage(usage: Callable[[Identity], list], identify: Callable) -> None:
+    """The admins' usage report as an API-only endpoint (`client.predict(api_name="/usage")`)."""
+    import gradio as gr
+
+    def usage_report(request: gr.Request, profile: gr.OAuthProfile | None) -> list[dict]:
+        """Everyone's usage this hour and today; admins only."""
+        try:
+            return usage(identify(request, profile))
+        except PermissionError as error:
+            raise gr.Error(str(error)) from None
+
+    gr.api(usage_report, api_name="usage", queue=False)
 
 
 def _wire_manage(ui: Layout, fn: dict[str, Callable], opened: list) -> None:
     """Search, rename, delete and delete-all of the conversation list."""
     listed = [ui.store, ui.conversations]
     ui.search.change(fn["search"], [ui.search, ui.conversation_id, ui.store], listed, queue=False)
-    ui.rename.click(fn["rename"], [ui.title, ui.conversation_id, ui.store], [*listed, ui.title],
-                    queue=False)  # fmt: skip
+    ui.rename.click(
+        fn["rename"], [ui.title, ui.conversation_id, ui.store], [*listed, ui.title], queue=False
+    )
     ui.delete.click(fn["delete"], [ui.conversation_id, ui.store], opened, queue=False)
     ui.delete_all.click(fn["delete_all"], [ui.store], opened, queue=False)

@@ -1,5 +1,6 @@
 () => {
-  // smolui's page behaviour: sidebar folded on narrow screens, Esc stops, live step timers.
+  // smolui's page behaviour: sidebar folded on narrow screens, Esc stops, live step timers,
+  // the chat's trash is Clear, named attachment chips, the pencil on the last message only.
   const NARROW = 900;
   const loadedAt = performance.now();
   let folded = false;
@@ -8,6 +9,120 @@
     const sidebar = document.querySelector(".sidebar.open");
     const toggle = sidebar && sidebar.querySelector(".toggle-button");
     if (toggle) { toggle.click(); folded = true; }
+  };
+  // Clear asks first; "Cancel" stops the click here, before gradio sees it (an event
+  // cancelled inside gradio would leave an error over the chat). The chat's own trash icon
+  // does what Clear does: the click goes to the Clear button instead of only hiding the chat.
+  const CLEAR_QUESTION =
+    "Clear this conversation? The agent forgets it and its files are removed.";
+  document.addEventListener("click", (event) => {
+    const target = event.target.closest ? event.target : event.target.parentElement;
+    const trash = target && target.closest('#chat .top-panel button[aria-label="Clear"]');
+    const clear = document.querySelector(".clear-button");
+    if (trash && clear) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      clear.click();
+    } else if (clear && target && target.closest(".clear-button") === clear
+               && !window.confirm(CLEAR_QUESTION)) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+    }
+  }, true);
+  // Files put in the message box, in order: the box shows a bare icon per file, so each
+  // gets a caption with its name, type and size.
+  const attached = [];
+  const accepted = (name) => {
+    const input = document.querySelector("#message input[type=file]");
+    const allowed = (input && input.accept || "").toLowerCase().split(",")
+      .map((type) => type.trim()).filter(Boolean);
+    const dot = name.lastIndexOf(".");
+    const extension = dot >= 0 ? name.slice(dot).toLowerCase() : "";
+    return !allowed.length || allowed.some((type) => type === extension || type.endsWith("/*"));
+  };
+  let chipsShown = false, rememberedAt = 0;
+  const remember = (files) => {
+    rememberedAt = performance.now();
+    for (const file of files || []) {
+      if (accepted(file.name)) attached.push({name: file.name, size: file.size});
+    }
+  };
+  document.addEventListener("change", (event) => {
+    const input = event.target;
+    if (input.type === "file" && input.closest("#message")) remember(input.files);
+  }, true);
+  document.addEventListener("drop", (event) => {
+    if (event.target.closest && event.target.closest("#message")) {
+      remember(event.dataTransfer && event.dataTransfer.files);
+    }
+  }, true);
+  document.addEventListener("paste", (event) => {
+    if (event.target.closest && event.target.closest("#message")) {
+      remember(event.clipboardData && event.clipboardData.files);
+    }
+  }, true);
+  document.addEventListener("click", (event) => {
+    const remove = event.target.closest && event.target.closest("#message .delete-button");
+    if (!remove) return;
+    const chips = [...document.querySelectorAll("#message .thumbnail-wrapper")];
+    const index = chips.indexOf(remove.closest(".thumbnail-wrapper"));
+    if (index >= 0 && chips.length === attached.length) attached.splice(index, 1);
+  }, true);
+  const sizeText = (size) => size < 1024 ? size + " bytes"
+    : size < 1048576 ? Math.round(size / 1024) + " KB" : (size / 1048576).toFixed(1) + " MB";
+  const labelChips = () => {
+    const chips = document.querySelectorAll("#message .thumbnail-wrapper");
+    if (!chips.length) {  // sent or removed; or a refused upload that never showed
+      if (chipsShown || performance.now() - rememberedAt > 15000) attached.length = 0;
+      chipsShown = false;
+      return;
+    }
+    chipsShown = true;
+    if (chips.length !== attached.length) return;  // an upload still on its way
+    chips.forEach((chip, index) => {
+      const file = attached[index];
+      const dot = file.name.lastIndexOf(".");
+      const type = dot > 0 ? file.name.slice(dot + 1).toUpperCase() : "file";
+      const text = file.name + " · " + type + " · " + sizeText(file.size);
+      let caption = chip.querySelector(".smolui-chip");
+      if (!caption) {
+        caption = document.createElement("span");
+        caption.className = "smolui-chip";
+        chip.appendChild(caption);
+      }
+      if (caption.textContent !== text) caption.textContent = text;
+      if (chip.title !== text) chip.title = text;  // the full name where it is cut short
+      // gradio marks each chip a listitem in a container that is no list: a named group.
+      if (chip.getAttribute("role") === "listitem") chip.setAttribute("role", "group");
+    });
+  };
+  // gradio offers the pencil on every message the visitor wrote; only the last one can be
+  // edited (its answer is the one taken back), and only when it carries no file.
+  const editOnlyLast = () => {
+    const rows = [...document.querySelectorAll("#chat .message-row.user-row")];
+    rows.forEach((row, index) => {
+      const editable = index === rows.length - 1 && !row.querySelector(".file-container, del");
+      row.querySelectorAll('button[aria-label="Edit"]').forEach((button) => {
+        button.style.display = editable ? "" : "none";
+      });
+    });
+  };
+  // gradio repeats the answer's buttons (copy, retry, undo) under every message of a turn:
+  // each step, note and the footer. Only the answer keeps them (the message before the
+  // footer, or the last one of a turn that ended without an answer).
+  const oneButtonRow = () => {
+    document.querySelectorAll("#chat .message-row.bot-row").forEach((row) => {
+      const panels = [...row.querySelectorAll(".message-buttons")];
+      const owner = (panel) => panel.previousElementSibling;
+      const footer = (panel) => owner(panel) && owner(panel).querySelector("sub")
+        && !owner(panel).querySelector(".thought-group");
+      const kept = panels.length > 1 && footer(panels[panels.length - 1])
+        ? panels[panels.length - 2] : panels[panels.length - 1];
+      panels.forEach((panel) => {
+        const display = panel === kept ? "" : "none";
+        if (panel.style.display !== display) panel.style.display = display;
+      });
+    });
   };
   document.addEventListener("keydown", (event) => {
     if (event.key !== "Escape") return;
@@ -28,10 +143,22 @@
     if (arrow.getAttribute("aria-label") !== name) arrow.setAttribute("aria-label", name);
     if (arrow.getAttribute("aria-expanded") !== open) arrow.setAttribute("aria-expanded", open);
   };
+  // Code that scrolls sideways can be scrolled with the keyboard too: it takes focus.
+  const focusableScrolling = () => {
+    document.querySelectorAll("#chat pre").forEach((pre) => {
+      if (pre.scrollWidth > pre.clientWidth + 1 && !pre.hasAttribute("tabindex")) {
+        pre.setAttribute("tabindex", "0");
+      }
+    });
+  };
   // Svelte may re-create a title element on each update, so a step is known by its place.
   const started = new Map();
   const tick = () => {
     foldSidebar();
+    labelChips();
+    editOnlyLast();
+    oneButtonRow();
+    focusableScrolling();
     const now = performance.now();
     const running = new Set();
     document.querySelectorAll("#chat .thought-group > .title").forEach((title, index) => {

@@ -9,7 +9,7 @@ Prometheus scrapes.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -21,6 +21,9 @@ from prometheus_client import (
 )
 
 from agents.memory import ActionStep, PlanningStep
+
+if TYPE_CHECKING:
+    from smolui.sessions import Session
 
 logger = logging.getLogger(__name__)
 
@@ -35,11 +38,13 @@ class AppMetrics:
     Args:
         sessions: The app's `SessionRegistry` (for the live-conversation gauges); None
             leaves those gauges at zero.
+        queue: The app's `TurnQueue` (for the queue-length gauge); None leaves it at zero.
     """
 
-    def __init__(self, sessions: Any = None):
+    def __init__(self, sessions: Any = None, queue: Any = None):
         self.registry = CollectorRegistry(auto_describe=True)
         self._sessions = sessions
+        self._queue = queue
         reg = self.registry
         self.turns = Counter(
             f"{PREFIX}_turns", "Chat turns, by outcome.", ["outcome"], registry=reg
@@ -64,6 +69,7 @@ class AppMetrics:
             "live_conversations": ("Conversations held in memory.", self._live_conversations),
             "running_turns": ("Turns running now.", self._running_turns),
             "sandbox_workers": ("Code-execution worker processes alive.", self._sandbox_workers),
+            "queue_length": ("Turns waiting for a free slot.", self._queue_length),
         }
         for name, (text, read) in gauges.items():
             Gauge(f"{PREFIX}_{name}", text, registry=reg).set_function(read)
@@ -90,7 +96,7 @@ class AppMetrics:
         if usage is not None:
             self.tokens.labels("input").inc(usage.input_tokens)
             self.tokens.labels("output").inc(usage.output_tokens)
-        error = getattr(event, "error", None)
+        error = event.error if isinstance(event, ActionStep) else None
         if error is not None:
             self.errors.labels(type(error).__name__).inc()
 
@@ -124,19 +130,19 @@ class AppMetrics:
     def _running_turns(self) -> float:
         return float(sum(1 for session in self._live() if session.busy))
 
+    def _queue_length(self) -> float:
+        return float(self._queue.waiting) if self._queue is not None else 0.0
+
     def _sandbox_workers(self) -> float:
         return float(sum(1 for session in self._live() if _has_worker(session)))
 
 
-def _has_worker(session: Any) -> bool:
-    """True when the conversation's executor has a live worker process.
+def _has_worker(session: Session) -> bool:
+    """True when the conversation's executor has a live worker process or kernel.
 
-    Executors differ (sandbox, local, remote); only the sandbox reports a `worker_pid`.
+    Args:
+        session: A live conversation; one whose agent is not built yet has no worker.
     """
-    if not session.has_agent:
-        return False
-    try:
-        executor = getattr(session.agent, "executor", None)
-    except RuntimeError:  # closed between the two reads
-        return False
-    return isinstance(getattr(executor, "worker_pid", None), int)
+    agent = session.built_agent
+    executor = agent.executor if agent is not None else None
+    return executor is not None and executor.running

@@ -29,3 +29,39 @@ class NoTurnObserver:
 
     def turn_finished(self, state: str, seconds: float, error: BaseException | None) -> None:
         """Ignore the end."""
+
+
+class TurnObservers:
+    """Several observers heard as one (the app's metrics and the turn's usage count).
+
+    Args:
+        *observers: The observers, told in this order.
+    """
+
+    def __init__(self, *observers: TurnObserver):
+        self.observers = observers
+
+    def turn_started(self) -> None:
+        """Tell each observer the run began."""
+        for observer in self.observers:
+            observer.turn_started()
+
+    def event(self, event: Any) -> None:
+        """Give each observer the event.
+
+        Args:
+            event: One agent event.
+        """
+        for observer in self.observers:
+            observer.event(event)
+
+    def turn_finished(self, state: str, seconds: float, error: BaseException | None) -> None:
+        """Tell each observer how the turn ended.
+
+        Args:
+            state: "done", "stopped" or "failed".
+            seconds: How long it ran.
+            error: What ended a failed turn, if known.
+        """
+        for observer in self.observers:
+            observer.turn_finished(state, seconds, error)

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import logging
+import socket
 import threading
 import time
 from typing import Any
@@ -79,12 +80,15 @@ class AppServer:
         app: The ASGI app.
         host: Interface to listen on.
         port: Port to listen on.
+        sock: A socket already bound to host:port and listening, to serve on instead of
+            binding (app.py binds it first to show a starting page meanwhile).
     """
 
-    def __init__(self, app: Any, host: str, port: int):
+    def __init__(self, app: Any, host: str, port: int, sock: socket.socket | None = None):
         import uvicorn
 
         self.host, self.port = host, port
+        self._sockets = None if sock is None else [sock]
         # Open event streams (pages, API clients) would hold a graceful shutdown for ever.
         config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on",
                                 timeout_graceful_shutdown=SHUTDOWN_GRACE_S)  # fmt: skip
@@ -93,7 +97,7 @@ class AppServer:
 
     def _run(self) -> None:
         try:
-            self._server.run()
+            self._server.run(sockets=self._sockets)
         except (Exception, SystemExit):  # uvicorn exits when it cannot bind; `start` reports it
             logger.debug("the HTTP server stopped", exc_info=True)
 
@@ -137,7 +141,11 @@ class AppServer:
 
 
 def serve(
-    demo: Any, metrics: Any, checks: dict[str, ReadinessCheck], options: dict[str, Any]
+    demo: Any,
+    metrics: Any,
+    checks: dict[str, ReadinessCheck],
+    options: dict[str, Any],
+    sock: socket.socket | None = None,
 ) -> AppServer:
     """Build the app and start serving it in the background.
 
@@ -146,6 +154,7 @@ def serve(
         metrics: The app's `AppMetrics`.
         checks: Readiness checks.
         options: `launch` options (see `can_mount`); `quiet` silences the address line.
+        sock: A listening socket bound to the options' host and port, to serve on.
     """
     options = dict(options)
     quiet = bool(options.pop("quiet", False))
@@ -153,7 +162,7 @@ def serve(
     options.setdefault("show_error", False)  # as `Blocks.launch`: no exception text in toasts
     host = options.get("server_name") or "127.0.0.1"
     port = int(options.get("server_port") or 7860)
-    server = AppServer(build_app(demo, metrics, checks, **options), host, port).start()
+    server = AppServer(build_app(demo, metrics, checks, **options), host, port, sock).start()
     if not quiet:
         print(f"* Running on local URL:  {server.url}", flush=True)
         print(f"* Health: {server.url}healthz  readiness: {server.url}readyz  metrics: "

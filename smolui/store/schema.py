@@ -1,4 +1,4 @@
-"""The tables: conversations (chat, memory, turn state) and their uploaded files.
+"""The tables: conversations (chat, memory, turn state), their uploaded files, and usage.
 
 The migrations in `smolui/store/migrations` create exactly these; a change here needs a new
 migration (`alembic revision` against a scratch database, see the README).
@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, Text
+from sqlalchemy import JSON, DateTime, Float, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 TITLE_CHARS = 200
@@ -61,3 +61,15 @@ class Upload(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
     conversation: Mapped[Conversation] = relationship(back_populates="uploads")
+
+
+class UsageEvent(Base):
+    """Usage counted against a user's limits (turns, model tokens, upload bytes)."""
+
+    __tablename__ = "usage_events"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    subject: Mapped[str] = mapped_column(String(160))  # an owner id, "key:..." or "ip:..."
+    kind: Mapped[str] = mapped_column(String(16))  # "turn", "tokens", "upload_bytes"
+    amount: Mapped[float] = mapped_column(Float)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

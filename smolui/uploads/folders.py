@@ -56,6 +56,26 @@ def delete_session_folder(root: str | Path, session_id: str) -> bool:
     return not folder.exists()
 
 
+def empty_session_folder(root: str | Path, session_id: str) -> None:
+    """Delete everything in a session's upload folder but keep the folder itself.
+
+    A running sandbox worker was granted access to this very folder; a new folder in its
+    place would be out of its reach.
+
+    Args:
+        root: The upload root.
+        session_id: The session whose files go.
+    """
+    folder = session_folder(root, session_id, create=False)
+    if not folder.is_dir():
+        return
+    for entry in folder.iterdir():
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+
+
 def folder_usage(folder: Path) -> tuple[int, int]:
     """Number of files and their total size in bytes, for the session caps.
 

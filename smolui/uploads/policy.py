@@ -83,10 +83,6 @@ class UploadPolicy:
         """The extensions for a Gradio file picker (`file_types=`)."""
         return list(self.allowed_extensions)
 
-    def is_image(self, extension: str) -> bool:
-        """Whether files with this extension are images."""
-        return extension in IMAGE_KINDS
-
 
 def supported_extensions() -> set[str]:
     """Every extension that the content checks know about."""

@@ -78,3 +78,26 @@ def new_page(browser, request: pytest.FixtureRequest):
                     pass
     for context in contexts:
         context.close()
+
+
+@pytest.fixture
+def open_page(browser):
+    """Opens the app in a fresh context of the given size and colour scheme, once the page
+    has loaded its conversation (the message box is enabled)."""
+    from playwright.sync_api import expect
+
+    contexts = []
+
+    def open_(url: str, viewport: dict[str, int] | None = None, dark: bool = False):
+        size = viewport or {"width": 1400, "height": 900}
+        context = browser.new_context(viewport=size, color_scheme="dark" if dark else "light")
+        context.set_default_timeout(20_000)
+        contexts.append(context)
+        page = context.new_page()
+        page.goto(url + ("?__theme=dark" if dark else ""))
+        expect(page.locator("#message textarea")).to_be_enabled(timeout=30_000)  # a cold load
+        return page
+
+    yield open_
+    for context in contexts:
+        context.close()

@@ -45,7 +45,9 @@ def offline_app(tmp_path: Path):
     log = (tmp_path / "app.log").open("w")
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
-        startup = wait_for_http(f"http://127.0.0.1:{port}/", process, timeout=120)
+        # The port answers at once with a starting page; /readyz says when the chat serves
+        # and the model is loaded.
+        startup = wait_for_http(f"http://127.0.0.1:{port}/readyz", process, timeout=120)
         yield f"http://127.0.0.1:{port}/", startup
     finally:
         process.terminate()

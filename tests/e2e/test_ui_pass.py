@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from agents.models.scripted import ScriptedReply
-from tests.e2e.pages import CHAT, MESSAGE_BOX, bot, send, step_title, wait_turn_done
+from tests.e2e.pages import CHAT, bot, send, step_title, wait_turn_done
 from tests.e2e.test_chat import by_task
 
 pytestmark = pytest.mark.e2e
@@ -23,25 +23,6 @@ AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 SHOTS = Path(__file__).parent / "artifacts"
 WIDE = {"width": 1400, "height": 900}
 PHONE = {"width": 400, "height": 800}
-
-
-@pytest.fixture
-def open_page(browser):
-    """Opens the app in a fresh context of the given size and colour scheme."""
-    contexts = []
-
-    def open_(url: str, viewport: dict[str, int] = WIDE, dark: bool = False):
-        context = browser.new_context(viewport=viewport, color_scheme="dark" if dark else "light")
-        context.set_default_timeout(20_000)
-        contexts.append(context)
-        page = context.new_page()
-        page.goto(url + ("?__theme=dark" if dark else ""))
-        expect(page.locator(MESSAGE_BOX)).to_be_enabled(timeout=30_000)  # a cold first load
-        return page
-
-    yield open_
-    for context in contexts:
-        context.close()
 
 
 def shot(page, name: str) -> None:
@@ -78,12 +59,22 @@ def serious_violations(page) -> list[str]:
 
 
 def slow_then_answer() -> list:
-    return by_task({"sum": [
-        ScriptedReply("Thought: add them up.\n<code>\nimport time\nvalues = [1, 2, 3]\n"
-                      "print('total', sum(values))\nprint('count', len(values))\ntime.sleep(2.5)\n"
-                      "</code>", delay=0.2, chunk_size=16),
-        ScriptedReply("<code>\nfinal_answer(f'The sum is {sum(values)}.')\n</code>", delay=0.2),
-    ]})  # fmt: skip
+    return by_task(
+        {
+            "sum": [
+                ScriptedReply(
+                    "Thought: add them up.\n<code>\nimport time\nvalues = [1, 2, 3]\n"
+                    "print('total', sum(values))\nprint('count', len(values))\ntime.sleep(2.5)\n"
+                    "</code>",
+                    delay=0.2,
+                    chunk_size=16,
+                ),
+                ScriptedReply(
+                    "<code>\nfinal_answer(f'The sum is {sum(values)}.')\n</code>", delay=0.2
+                ),
+            ]
+        }
+    )
 
 
 @pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
@@ -135,10 +126,14 @@ def test_turn_reads_like_a_notebook(app, open_page, dark):
 
 def test_long_error_lines_wrap_and_the_title_is_not_repeated(app, open_page):
     app.model_options = {"loop": True}
-    app.script = lambda: by_task({"break": [
-        "<code>\nraise ValueError('x' * 30 + ' ' + 'a-very-long-token-' * 40)\n</code>",
-        "<code>\nfinal_answer('recovered')\n</code>",
-    ]})  # fmt: skip
+    app.script = lambda: by_task(
+        {
+            "break": [
+                "<code>\nraise ValueError('x' * 30 + ' ' + 'a-very-long-token-' * 40)\n</code>",
+                "<code>\nfinal_answer('recovered')\n</code>",
+            ]
+        }
+    )
     page = open_page(app.url)
     send(page, "break it")
     wait_turn_done(page)
@@ -154,10 +149,12 @@ def test_long_error_lines_wrap_and_the_title_is_not_repeated(app, open_page):
 
 def test_controls_follow_the_state(app, open_page):
     app.model_options = {"loop": True}
-    app.script = lambda: by_task({
-        "hello": ["<code>\nfinal_answer('Hi there.')\n</code>"],
-        "long job": [ScriptedReply("Thought: thinking for a long time", delay=3.0)] * 5,
-    })  # fmt: skip
+    app.script = lambda: by_task(
+        {
+            "hello": ["<code>\nfinal_answer('Hi there.')\n</code>"],
+            "long job": [ScriptedReply("Thought: thinking for a long time", delay=3.0)] * 5,
+        }
+    )
     page = open_page(app.url)
     expect(page.locator(".stop-button")).to_be_disabled()
     page.locator(".retry-button").click()
@@ -172,6 +169,7 @@ def test_controls_follow_the_state(app, open_page):
     page.once("dialog", lambda dialog: dialog.dismiss())  # Clear asks; "Cancel" keeps the chat
     page.locator(".clear-button").click()
     expect(bot(page, "Hi there.")).to_be_visible()
+    expect(page.locator(CHAT).get_by_text("Error", exact=True)).to_have_count(0)  # no overlay
     expect(page.locator(f'{CHAT} [data-testid="user"]')).to_have_count(1)
     send(page, "long job")
     expect(page.locator(".stop-button")).to_be_enabled(timeout=15_000)
@@ -185,9 +183,13 @@ def test_controls_follow_the_state(app, open_page):
 
 def test_phone_sidebar_is_folded_and_nothing_scrolls_sideways(app, open_page):
     app.model_options = {"loop": True}
-    app.script = lambda: by_task({"wide": [
-        "<code>\nprint('a-long-line-without-spaces-' * 12)\nfinal_answer('done')\n</code>"
-    ]})  # fmt: skip
+    app.script = lambda: by_task(
+        {
+            "wide": [
+                "<code>\nprint('a-long-line-without-spaces-' * 12)\nfinal_answer('done')\n</code>"
+            ]
+        }
+    )
     page = open_page(app.url, viewport=PHONE)
     expect(page.locator(".sidebar.open")).to_have_count(0)
     send(page, "wide output please")

@@ -91,8 +91,13 @@ def test_an_unexpected_server_error_gets_a_reference_not_details(tmp_path, caplo
 
 
 def test_second_turn_continues_the_same_agent(tmp_path):
-    handlers, registry = make_app(tmp_path, lambda: [
-        "<code>\nfruit = 'fig'\nfinal_answer('ok')\n</code>", "<code>\nfinal_answer(fruit)\n</code>"])  # fmt: skip
+    handlers, registry = make_app(
+        tmp_path,
+        lambda: [
+            "<code>\nfruit = 'fig'\nfinal_answer('ok')\n</code>",
+            "<code>\nfinal_answer(fruit)\n</code>",
+        ],
+    )
     chat, conversation_id = run(handlers, "remember fig", None)[-1]
     chat, _ = run(handlers, "which fruit?", conversation_id, chat)[-1]
     assert texts(chat).count("fig") == 1
@@ -104,8 +109,13 @@ def test_second_turn_continues_the_same_agent(tmp_path):
 
 
 def test_retry_replaces_the_last_turn_in_chat_and_memory(tmp_path):
-    handlers, registry = make_app(tmp_path, lambda: [
-        "<code>\nfinal_answer('first try')\n</code>", "<code>\nfinal_answer('second try')\n</code>"])  # fmt: skip
+    handlers, registry = make_app(
+        tmp_path,
+        lambda: [
+            "<code>\nfinal_answer('first try')\n</code>",
+            "<code>\nfinal_answer('second try')\n</code>",
+        ],
+    )
     chat, conversation_id = run(handlers, "answer me", None)[-1]
     shown, pending = handlers.retry(chat, conversation_id)
     assert shown == [{"role": "user", "content": "answer me"}] and pending == {"retry": True}
@@ -183,21 +193,33 @@ def test_empty_messages_do_nothing(tmp_path, message):
 def test_stream_to_gradio_yields_the_turn_as_it_grows(tmp_path):
     from smolui.gradio_ui import stream_to_gradio
 
-    agent = CodeAgent([], ScriptedModel(["<code>\nprint('hi')\n</code>", ANSWER]), executor_type="local",
-                      verbosity_level=-1, stream_outputs=True)  # fmt: skip
+    agent = CodeAgent(
+        [],
+        ScriptedModel(["<code>\nprint('hi')\n</code>", ANSWER]),
+        executor_type="local",
+        verbosity_level=-1,
+        stream_outputs=True,
+    )
     snapshots = list(stream_to_gradio(agent, "compute", media_folder=tmp_path))
     assert snapshots[0][0]["metadata"]["status"] == "pending"
     final = snapshots[-1]
     assert "done: 42" in texts(final) and "2 steps" in texts(final)[-1]
-    assert [m["metadata"]["title"] for m in final if "parent_id" not in m.get("metadata", {"parent_id": 0})] == [
-        "Step 1 · ran code", "Step 2 · ran code · answered"]  # fmt: skip
+    assert [
+        m["metadata"]["title"]
+        for m in final
+        if "parent_id" not in m.get("metadata", {"parent_id": 0})
+    ] == ["Step 1 · ran code", "Step 2 · ran code · answered"]
 
 
 def test_retry_takes_back_the_variables_of_the_last_turn(tmp_path):
-    handlers, registry = make_app(tmp_path, lambda: [
-        "<code>\nkept = 1\nfinal_answer('first')\n</code>",
-        "<code>\nkept = 2\nextra = 'x'\nfinal_answer('second')\n</code>",
-        "<code>\nfinal_answer(f\"{kept} {'extra' in globals()}\")\n</code>"])  # fmt: skip
+    handlers, registry = make_app(
+        tmp_path,
+        lambda: [
+            "<code>\nkept = 1\nfinal_answer('first')\n</code>",
+            "<code>\nkept = 2\nextra = 'x'\nfinal_answer('second')\n</code>",
+            "<code>\nfinal_answer(f\"{kept} {'extra' in globals()}\")\n</code>",
+        ],
+    )
     chat, conversation_id = run(handlers, "one", None)[-1]
     chat, _ = run(handlers, "two", conversation_id, chat)[-1]
     shown, pending = handlers.retry(chat, conversation_id)

@@ -94,9 +94,10 @@ def test_a_turn_moves_the_counts_and_is_traced_with_its_conversation(app, receiv
     ui, base = app
     before = scrape(base)
     client = Client(base, verbose=False)
-    shown, _ = client.predict(
+    echoed = client.predict(
         message={"text": "What is 6 times 7?", "files": []}, history=[], api_name="/echo"
     )
+    shown = echoed[0]  # the chat; the other outputs are controls
     chat = client.predict(history=shown, api_name="/run")
     assert any("42" in str(message["content"]) for message in chat)
     after = scrape(base)

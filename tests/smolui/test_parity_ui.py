@@ -25,8 +25,9 @@ def test_gradio_ui_accepts_smolagents_arguments(tmp_path: Path, monkeypatch) -> 
 def test_a_turn_runs_up_to_the_agents_own_max_steps(tmp_path: Path) -> None:
     # 12 steps: more than the app's default limit of 10 steps per turn.
     model = ScriptedModel([STEP] * 11 + [ANSWER])
-    agent = CodeAgent(tools=[], model=model, executor_type="local", max_steps=12,
-                      verbosity_level=-1)  # fmt: skip
+    agent = CodeAgent(
+        tools=[], model=model, executor_type="local", max_steps=12, verbosity_level=-1
+    )
     ui = GradioUI(agent, file_upload_folder=tmp_path / "uploads")
     handlers = ChatHandlers(ui.registry, ui.handler_config())
     shown, pending = handlers.echo({"text": "go", "files": []}, [])
@@ -50,8 +51,12 @@ def test_reset_agent_memory_starts_each_turn_afresh(tmp_path: Path) -> None:
 
 
 def test_interact_with_agent_keeps_the_conversation_by_default(tmp_path: Path) -> None:
-    agent = CodeAgent(tools=[], model=ScriptedModel([ANSWER], loop=True), executor_type="local",
-                      verbosity_level=-1)  # fmt: skip
+    agent = CodeAgent(
+        tools=[],
+        model=ScriptedModel([ANSWER], loop=True),
+        executor_type="local",
+        verbosity_level=-1,
+    )
     ui = GradioUI(agent, file_upload_folder=tmp_path / "uploads")
     session_state: dict = {}
     chat: list = []

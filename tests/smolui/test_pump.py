@@ -48,3 +48,12 @@ def test_errors_are_handed_over():
     pump = EventPump(broken).start()
     assert [e for b in pump.batches(threading.Event()) for e in b] == [1]
     assert isinstance(pump.error, ValueError)
+
+
+def test_the_stream_runs_in_the_callers_context():
+    import contextvars
+
+    conversation = contextvars.ContextVar("conversation", default="none")
+    conversation.set("c-1")
+    pump = EventPump(lambda: iter([conversation.get()])).start()
+    assert [e for batch in pump.batches(threading.Event()) for e in batch] == ["c-1"]

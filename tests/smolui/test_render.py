@@ -117,6 +117,8 @@ def test_images_become_file_children_through_the_sink():
     messages = render_action_step(step, "b", files=sink)
     files = [m["content"] for m in messages if isinstance(m["content"], dict)]
     assert saved == ["IMAGE-A", "IMAGE-B"]
+    titles = [meta(m)["title"] for m in messages if isinstance(m["content"], dict)]
+    assert titles == ["Image", "Image"]  # plain words: no emoji font needed
     assert files == [
         {"path": "/tmp/img1.png", "mime_type": "image/png"},
         {"path": "/tmp/img2.png", "mime_type": "image/png"},

@@ -39,12 +39,13 @@ def test_a_table_as_a_step_value_becomes_a_table_child():
     step = ActionStep(step_number=2, model_output="Thought: look", code_action="df")
     step.action_output = as_table(pd.DataFrame({"x": [1, 2]}))
     messages = render_action_step(step, "t-2")
-    tables = [m for m in messages if m.get("metadata", {}).get("title") == "📊 Table"]
+    tables = [m for m in messages if m.get("metadata", {}).get("title") == "Table"]
     assert len(tables) == 1 and tables[0]["metadata"]["parent_id"] == "t-2"
     assert "| x |" in tables[0]["content"] and "| 2 |" in tables[0]["content"]
     plain = ActionStep(step_number=3, model_output="x", code_action="1")
     plain.action_output = 1
-    assert not any("📊" in str(m.get("metadata")) for m in render_action_step(plain, "t-3"))
+    titles = [m.get("metadata", {}).get("title") for m in render_action_step(plain, "t-3")]
+    assert "Table" not in titles
 
 
 def test_the_model_reads_a_compact_preview_not_the_repr():

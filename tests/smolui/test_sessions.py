@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from agents.memory import AgentMemory, TaskStep
+from agents.code_agent import CodeAgent
+from agents.executors.local import LocalPythonExecutor
+from agents.memory import TaskStep
+from agents.models.scripted import ScriptedModel
 from smolui.factory import SingleAgentFactory, as_factory
 from smolui.sessions import (
     SessionCapacityError,
@@ -17,37 +20,28 @@ from smolui.sessions import (
 )
 
 
-class FakeExecutor:
-    def __init__(self):
+class FakeAgent(CodeAgent):
+    """A real agent (in-process executor, scripted model) that counts what the registry asks
+    of it: reset, interrupt, close."""
+
+    def __init__(self, upload_dir: Path | None = None, **kwargs):
+        super().__init__([], ScriptedModel([]), executor_type="local", verbosity_level=-1, **kwargs)
+        self.upload_dir = upload_dir
         self.resets = 0
+        self.interrupted = 0
         self.closed = False
 
     def reset(self):
         self.resets += 1
-
-    def close(self):
-        self.closed = True
-
-
-class FakeAgent:
-    """Just what the registry touches: memory, executor, interrupt, close."""
-
-    def __init__(self, upload_dir: Path | None = None):
-        self.upload_dir = upload_dir
-        self.memory = AgentMemory("system")
-        self.executor = FakeExecutor()
-        self.interrupted = 0
-        self.closed = False
-
-    def run(self, *args, **kwargs):  # makes it look like an agent
-        raise NotImplementedError
+        super().reset()
 
     def interrupt(self):
         self.interrupted += 1
+        super().interrupt()
 
     def close(self):
         self.closed = True
-        self.executor.close()
+        super().close()
 
 
 class Clock:
@@ -76,9 +70,14 @@ def registry(tmp_path: Path, clock: Clock, made: list[FakeAgent]) -> SessionRegi
         return agent
 
     return SessionRegistry(
-        factory, tmp_path / "uploads", idle_s=100, grace_s=10, max_sessions=3, clock=clock,
+        factory,
+        tmp_path / "uploads",
+        idle_s=100,
+        grace_s=10,
+        max_sessions=3,
+        clock=clock,
         media_root=tmp_path / "media",
-    )  # fmt: skip
+    )
 
 
 def test_ids_are_128_random_bits_url_safe():
@@ -184,7 +183,7 @@ def test_eviction_closes_the_executor_and_deletes_folders(registry: SessionRegis
     (session.upload_dir / "doc.txt").write_text("secret")
     session.media_dir.mkdir(parents=True)
     assert registry.evict(session.id)
-    assert agent.executor.closed
+    assert agent.closed
     assert not session.upload_dir.exists() and not session.media_dir.exists()
     assert not registry.evict(session.id)
 
@@ -193,13 +192,15 @@ def test_reset_forgets_memory_variables_and_files(registry: SessionRegistry):
     session = registry.open(None)
     agent = session.agent
     agent.memory.steps.append(TaskStep("hello"))
+    agent.executor("kept = 1")
     (session.upload_dir / "a.txt").write_text("x")
     (session.upload_dir / "sub").mkdir()
     (session.upload_dir / "sub" / "b.txt").write_text("y")
     session.files.append("a.txt")
     folder = session.upload_dir.stat()
     session.reset()
-    assert agent.memory.steps == [] and agent.executor.resets == 1
+    assert agent.memory.steps == [] and agent.resets == 1
+    assert "kept" not in agent.executor.namespace, "the code's variables are gone too"
     assert list(session.upload_dir.iterdir()) == [] and session.files == []
     kept = session.upload_dir.stat()
     assert (kept.st_ino, kept.st_dev) == (folder.st_ino, folder.st_dev), (
@@ -227,7 +228,8 @@ def test_close_all_evicts_everything(registry: SessionRegistry, made: list):
 
 
 def test_a_single_agent_instance_serves_one_conversation_at_a_time(tmp_path: Path):
-    agent = FakeAgent()
+    # A ready executor cannot be shared by a clone, so the agent serves one conversation.
+    agent = FakeAgent(executor=LocalPythonExecutor([]))
     factory = as_factory(agent)
     assert isinstance(factory, SingleAgentFactory)
     registry = SessionRegistry(factory, tmp_path, max_sessions=5)
@@ -244,12 +246,13 @@ def test_a_single_agent_instance_serves_one_conversation_at_a_time(tmp_path: Pat
 
 
 def test_two_real_agents_do_not_share_variables(tmp_path: Path):
-    from agents.code_agent import CodeAgent
-    from agents.models.scripted import ScriptedModel
-
     def factory() -> CodeAgent:
-        model = ScriptedModel(["<code>\nsecret = 41\nfinal_answer(secret)\n</code>",
-                               "<code>\nfinal_answer(secret + 1)\n</code>"])  # fmt: skip
+        model = ScriptedModel(
+            [
+                "<code>\nsecret = 41\nfinal_answer(secret)\n</code>",
+                "<code>\nfinal_answer(secret + 1)\n</code>",
+            ]
+        )
         return CodeAgent([], model, executor_type="local", verbosity_level=-1)
 
     registry = SessionRegistry(factory, tmp_path)
@@ -307,3 +310,11 @@ def test_a_closed_conversation_builds_no_agent(registry: SessionRegistry, made: 
     with pytest.raises(RuntimeError, match="closed"):
         _ = session.agent
     assert made == []
+
+
+def test_only_agents_and_factories_are_accepted(tmp_path: Path):
+    with pytest.raises(TypeError, match="MultiStepAgent"):
+        as_factory(42)
+    session = SessionRegistry(lambda: "not an agent", tmp_path / "uploads").open(None)
+    with pytest.raises(TypeError, match="must return an agent"):
+        _ = session.agent

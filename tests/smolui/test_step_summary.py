@@ -21,12 +21,17 @@ CODE = "import math\n\nx = math.sqrt(16)\nprint(x)\nprint(x * 2)"
 
 def step(number: int = 1, error=None, observations: str | None = None, **extra) -> ActionStep:
     return ActionStep(
-        step_number=number, timing=Timing(100.0, 100.4), code_action=CODE,
+        step_number=number,
+        timing=Timing(100.0, 100.4),
+        code_action=CODE,
         tool_calls=[ToolCall("python_interpreter", CODE, f"c{number}")],
-        observations=observations if observations is not None
+        observations=observations
+        if observations is not None
         else "Execution logs:\n4.0\n8.0\nLast output from code snippet:\nNone",
-        token_usage=TokenUsage(90, 30), error=error, **extra,
-    )  # fmt: skip
+        token_usage=TokenUsage(90, 30),
+        error=error,
+        **extra,
+    )
 
 
 def test_summary_counts_code_lines_and_printed_lines():
@@ -72,8 +77,13 @@ def test_outcome_is_honest():
 def test_turn_that_hit_the_step_limit_has_no_check_mark():
     view = TurnView("t")
     view.apply(step(1, error=AgentExecutionError("NameError")))
-    limit = ActionStep(step_number=2, error=AgentMaxStepsError("limit"), is_final_answer=True,
-                       model_output="best guess", token_usage=TokenUsage(5, 5))  # fmt: skip
+    limit = ActionStep(
+        step_number=2,
+        error=AgentMaxStepsError("limit"),
+        is_final_answer=True,
+        model_output="best guess",
+        token_usage=TokenUsage(5, 5),
+    )
     view.apply(limit)
     view.apply(FinalAnswerStep(output="best guess"))
     view.finish("done", 2.0)

@@ -268,6 +268,28 @@ def test_session_folders_are_checked_and_deleted_safely(tmp_path):
     assert other.exists()
 
 
+def test_emptying_a_session_folder_keeps_it_and_follows_no_links(tmp_path):
+    from smolui.uploads.folders import empty_session_folder
+
+    root = tmp_path / "uploads"
+    folder = session_folder(root, "session-abcdefgh")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "precious.txt").write_text("must survive")
+    (folder / "linked").symlink_to(outside)
+    (folder / "sub").mkdir()
+    (folder / "sub" / "f.txt").write_text("x")
+    (folder / "a.txt").write_text("y")
+    before = folder.stat().st_ino
+    empty_session_folder(root, "session-abcdefgh")
+    assert list(folder.iterdir()) == [] and folder.stat().st_ino == before
+    assert (outside / "precious.txt").read_text() == "must survive"
+    (root / "session-linked00").symlink_to(outside)
+    with pytest.raises(ValueError):
+        empty_session_folder(root, "session-linked00")
+    assert (outside / "precious.txt").exists()
+
+
 def test_policy_rejects_unknown_extensions():
     from agents.errors import AgentConfigError
 

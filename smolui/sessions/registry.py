@@ -15,23 +15,14 @@ import logging
 import secrets
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from smolui.session import Session, close_agent, is_conversation_id, new_conversation_id
-
-__all__ = [
-    "ConversationUnavailableError",
-    "Resumed",
-    "Session",
-    "SessionCapacityError",
-    "SessionRegistry",
-    "close_agent",
-    "is_conversation_id",
-    "new_conversation_id",
-]
+from agents.agent import MultiStepAgent
+from smolui.sessions.session import Session, is_conversation_id, new_conversation_id
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +33,27 @@ class ConversationUnavailableError(RuntimeError):
 
 class SessionCapacityError(ConversationUnavailableError):
     """Every agent slot is busy; the visitor must try again later."""
+
+
+class AgentLender(ABC):
+    """A factory that lends agents it wants back: the registry hands each conversation's
+    agent to `release` when the conversation ends, instead of closing it."""
+
+    @abstractmethod
+    def __call__(self, upload_dir: Path | None = None) -> MultiStepAgent:
+        """An agent for a new conversation.
+
+        Args:
+            upload_dir: The conversation's upload folder.
+        """
+
+    @abstractmethod
+    def release(self, agent: MultiStepAgent) -> None:
+        """Take back the agent of a conversation that ended.
+
+        Args:
+            agent: The agent the conversation used.
+        """
 
 
 @dataclass
@@ -58,7 +70,7 @@ class Resumed:
 
     owner: str
     folder: str
-    restore: Callable[[Any], None]
+    restore: Callable[[MultiStepAgent], None]
     files: list[Any] = field(default_factory=list)
     note: str | None = None
 
@@ -68,7 +80,8 @@ class SessionRegistry:
 
     Args:
         factory: Builds an agent; called with the conversation's upload folder if it takes
-            an argument, else with none.
+            an argument, else with none. An `AgentLender` gets each agent back when its
+            conversation ends; other agents are closed.
         upload_root: Parent of the per-conversation upload folders.
         idle_s: Evict a conversation unused for this long.
         grace_s: After the last page of a conversation closes, keep it this long.
@@ -84,7 +97,7 @@ class SessionRegistry:
 
     def __init__(
         self,
-        factory: Callable[..., Any],
+        factory: Callable[..., MultiStepAgent],
         upload_root: str | Path = "uploads",
         idle_s: float = 1800.0,
         grace_s: float = 300.0,
@@ -192,17 +205,18 @@ class SessionRegistry:
         """Evict conversations past their grace period or idle too long; busy ones stay."""
         now = self.clock()
         with self._lock:
-            expired = [
-                s for s in self._sessions.values()
-                if not s.busy and (
-                    (s.closing_at is not None and now >= s.closing_at)
-                    or now - s.last_used >= self.idle_s
-                )
-            ]  # fmt: skip
+            expired = [s for s in self._sessions.values() if self._expired(s, now)]
             for session in expired:
                 del self._sessions[session.id]
         self._close(expired, "idle or closed")
         return [s.id for s in expired]
+
+    def _expired(self, session: Session, now: float) -> bool:
+        """Past its grace period or idle too long, and not busy."""
+        if session.busy:
+            return False
+        closing = session.closing_at is not None and now >= session.closing_at
+        return closing or now - session.last_used >= self.idle_s
 
     def close_all(self) -> None:
         """Evict everything and stop the sweeper (server shutdown)."""
@@ -241,14 +255,13 @@ class SessionRegistry:
                 conversation_id = new_conversation_id()
         # The folder name is not the id: paths reach the model and the page, the id must not.
         folder_name = resumed.folder if resumed else secrets.token_hex(8)
-        media = self.media_root / folder_name if self.media_root is not None else None
         session = Session(
             conversation_id,
-            self.upload_root / folder_name,
+            folder_name,
+            self.upload_root,
             self._make_agent,
-            media,
+            self.media_root,
             clock=self.clock,
-            folder=folder_name,
             keep_files=self.keep_files,
         )
         if resumed is not None:
@@ -272,19 +285,21 @@ class SessionRegistry:
         return victims
 
     def _close(self, sessions: list[Session], reason: str) -> None:
-        release = getattr(self.factory, "release", None)
+        release = self.factory.release if isinstance(self.factory, AgentLender) else None
         for session in sessions:
             logger.info("evicting a conversation (%s)", reason)
-            session.close(release if callable(release) else None)
+            session.close(release)
 
 
-def _adapt_factory(factory: Callable[..., Any]) -> Callable[[Path], Any]:
+def _adapt_factory(factory: Callable[..., MultiStepAgent]) -> Callable[[Path], MultiStepAgent]:
     """Call `factory(upload_dir)` if it takes an argument, else `factory()`."""
+    positional = (
+        inspect.Parameter.POSITIONAL_ONLY,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        inspect.Parameter.VAR_POSITIONAL,
+    )
     try:
-        params = [
-            p for p in inspect.signature(factory).parameters.values()
-            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
-        ]  # fmt: skip
+        params = [p for p in inspect.signature(factory).parameters.values() if p.kind in positional]
     except (TypeError, ValueError):
         params = []
     if params:

@@ -1,6 +1,6 @@
 """One conversation: its agent (built on first use or prepared ahead), folders and turn claim.
 
-`smolui.sessions.SessionRegistry` keeps these by conversation id.
+`smolui.sessions.registry.SessionRegistry` keeps these by conversation id.
 """
 
 from __future__ import annotations
@@ -8,13 +8,15 @@ from __future__ import annotations
 import logging
 import re
 import secrets
-import shutil
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from agents.agent import MultiStepAgent
+from smolui.uploads.folders import delete_session_folder, empty_session_folder, session_folder
 
 logger = logging.getLogger(__name__)
 
@@ -41,12 +43,14 @@ class Session:
 
     Args:
         id: The conversation id (a secret shared with one browser).
-        upload_dir: This conversation's private upload folder (created on demand).
-        make_agent: Builds the agent the first time it is needed.
-        media_dir: Where images and audio the agent produced are written for display.
+        folder: Name of its upload and media folders (never the id: paths reach the model
+            and the page); kept by the conversation store.
+        upload_root: Parent of the upload folders; this conversation's is created on demand.
+        make_agent: Builds the agent the first time it is needed, given the upload folder.
+        media_root: Parent of the folders where images and audio the agent produced are
+            written for display (None: no media folder).
         clock: Monotonic clock, injectable for tests.
         owner: Whose conversation it is (the browser's owner key), once known.
-        folder: Name of its upload folder (kept by the conversation store).
         keep_files: Leave the upload and media folders in place on close (the store's chat
             still shows them; deleting the conversation deletes them).
         restore: Called with the agent right after it is built (memory from the store).
@@ -54,25 +58,25 @@ class Session:
     """
 
     id: str
-    upload_dir: Path
+    folder: str
+    upload_root: Path
     make_agent: Callable[[Path], Any]
-    media_dir: Path | None = None
+    media_root: Path | None = None
     clock: Callable[[], float] = time.monotonic
     created: float = 0.0
     last_used: float = 0.0
     closing_at: float | None = None
     pages: set[str] = field(default_factory=set)
-    files: list[dict[str, Any]] = field(default_factory=list)
+    files: list[Any] = field(default_factory=list)
     last_request: dict[str, Any] | None = None
     owner: str | None = None
-    folder: str = ""
     keep_files: bool = False
-    restore: Callable[[Any], None] | None = None
+    restore: Callable[[MultiStepAgent], None] | None = None
     resume_note: str | None = None
     saved_files: int = 0
     live_turn: Any = None  # the running (or last) turn's LiveTurn, for pages that reattach
     stop_requested: threading.Event = field(default_factory=threading.Event)
-    _agent: Any = None
+    _agent: MultiStepAgent | None = None
     _closed: bool = False
     _agent_lock: threading.Lock = field(default_factory=threading.Lock)
     _turn_lock: threading.Lock = field(default_factory=threading.Lock)
@@ -81,8 +85,23 @@ class Session:
         self.created = self.last_used = self.clock()
 
     @property
-    def agent(self) -> Any:
-        """The conversation's agent, built by the factory on first access."""
+    def upload_dir(self) -> Path:
+        """This conversation's private upload folder."""
+        return self.upload_root / self.folder
+
+    @property
+    def media_dir(self) -> Path | None:
+        """Where produced images and audio are written for display (None: nowhere)."""
+        return self.media_root / self.folder if self.media_root is not None else None
+
+    @property
+    def agent(self) -> MultiStepAgent:
+        """The conversation's agent, built by the factory on first access.
+
+        Raises:
+            RuntimeError: The conversation was closed.
+            TypeError: The factory returned something that is not an agent.
+        """
         with self._agent_lock:
             if self._closed:
                 raise RuntimeError("This conversation was closed; start a new one.")
@@ -90,12 +109,26 @@ class Session:
                 logger.info("creating the agent of a new conversation")
                 # The folder exists before the agent: a sandbox worker started early (see
                 # `prepare`) can only be granted access to a folder that exists.
-                self.upload_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-                agent = self.make_agent(self.upload_dir)
+                agent = self.make_agent(session_folder(self.upload_root, self.folder))
+                if not isinstance(agent, MultiStepAgent):
+                    raise TypeError(
+                        "The agent factory must return an agent (a MultiStepAgent such as "
+                        f"CodeAgent or ToolCallingAgent), not {type(agent).__name__}."
+                    )
                 if self.restore is not None:
                     self.restore(agent)
                 self._agent = agent
             return self._agent
+
+    @property
+    def built_agent(self) -> MultiStepAgent | None:
+        """The agent if it was built already, else None (never builds one)."""
+        return self._agent
+
+    @property
+    def has_agent(self) -> bool:
+        """True once the agent was built (and until the conversation closes)."""
+        return self._agent is not None
 
     def prepare(self) -> threading.Thread | None:
         """Build the agent and start its executor in the background (the page just opened).
@@ -112,15 +145,9 @@ class Session:
 
     def _prepare(self) -> None:
         try:
-            warm_up = getattr(self.agent, "warm_up", None)
-            if callable(warm_up):
-                warm_up()
+            self.agent.warm_up()
         except Exception:
             logger.warning("preparing a conversation's agent failed", exc_info=True)
-
-    @property
-    def has_agent(self) -> bool:
-        return self._agent is not None
 
     @property
     def busy(self) -> bool:
@@ -128,6 +155,7 @@ class Session:
         return self._turn_lock.locked()
 
     def touch(self) -> None:
+        """Mark the conversation as used now (it is evicted after idle time)."""
         self.last_used = self.clock()
 
     def begin_turn(self, wait: float = 0.0) -> bool:
@@ -156,26 +184,23 @@ class Session:
         """Ask the running turn to stop: the UI stops at once, the agent at its next step."""
         self.stop_requested.set()
         agent = self._agent
-        if agent is not None and hasattr(agent, "interrupt"):
+        if agent is not None:
             agent.interrupt()
 
     def reset(self) -> None:
         """Forget the conversation: agent memory, executor variables and uploaded files."""
         agent = self._agent
         if agent is not None:
-            agent.memory.reset()
-            executor = getattr(agent, "executor", None)
-            if executor is not None and hasattr(executor, "reset"):
-                executor.reset()
+            agent.reset()
         self.files.clear()
         self.last_request = None
         self.restore = self.resume_note = None  # stored memory must not come back either
         self.saved_files = 0
-        _empty_folder(self.upload_dir)  # the folder stays: the sandbox's access is to it
-        if self.media_dir is not None:
-            _remove_folder(self.media_dir)
+        # The folder stays: the sandbox's access is to it.
+        empty_session_folder(self.upload_root, self.folder)
+        self._delete_media()
 
-    def close(self, release: Callable[[Any], None] | None = None) -> None:
+    def close(self, release: Callable[[MultiStepAgent], None] | None = None) -> None:
         """Free the agent (closing its executor) and delete the upload folder.
 
         Args:
@@ -185,46 +210,27 @@ class Session:
             agent, self._agent = self._agent, None
             self._closed = True
         if agent is not None:
-            if hasattr(agent, "interrupt") and self.busy:
+            if self.busy:
                 agent.interrupt()
             try:
-                (release or close_agent)(agent)
+                if release is not None:
+                    release(agent)
+                else:
+                    agent.close()
             except Exception:
                 logger.exception("closing a conversation's agent failed")
         if self.keep_files:  # the stored chat still shows these files
             return
-        _remove_folder(self.upload_dir)
-        if self.media_dir is not None:
-            _remove_folder(self.media_dir)
+        _delete_folder(self.upload_root, self.folder)
+        self._delete_media()
+
+    def _delete_media(self) -> None:
+        if self.media_root is not None:
+            _delete_folder(self.media_root, self.folder)
 
 
-def close_agent(agent: Any) -> None:
-    """Release what an agent holds: its executor (a worker process) and its managed agents.
-
-    Args:
-        agent: The agent to close.
-    """
-    close = getattr(agent, "close", None)
-    if callable(close):
-        close()
-    else:
-        executor = getattr(agent, "executor", None)
-        if executor is not None and hasattr(executor, "close"):
-            executor.close()
-    for managed in (getattr(agent, "managed_agents", None) or {}).values():
-        close_agent(managed)
-
-
-def _remove_folder(path: Path) -> None:
-    if path.exists():
-        shutil.rmtree(path, ignore_errors=True)
-
-
-def _empty_folder(path: Path) -> None:
-    if not path.is_dir():
-        return
-    for entry in path.iterdir():
-        if entry.is_dir() and not entry.is_symlink():
-            shutil.rmtree(entry, ignore_errors=True)
-        else:
-            entry.unlink(missing_ok=True)
+def _delete_folder(root: Path, folder: str) -> None:
+    try:
+        delete_session_folder(root, folder)
+    except ValueError:  # not a plain folder inside the root: leave it, never follow it
+        logger.warning("left a conversation folder that is not a plain folder", exc_info=True)
