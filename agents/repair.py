@@ -22,13 +22,26 @@ _VALUE_QUESTION = re.compile(
     re.IGNORECASE,
 )
 _NOT_A_VALUE = re.compile(r"\b(plot|draw|chart|save|write (it )?to|create a file)\b", re.IGNORECASE)
+_NOTE_START = "Note: your code was repaired before running it: "
 _PAIRS = {"(": ")", "[": "]", "{": "}"}
 _MAX_DROPPED_LINES = 3
 # Modules a small model uses without importing them (all in the base authorized imports).
 _COMMON_MODULES = frozenset(
-    {"math", "datetime", "statistics", "random", "re", "string", "json", "collections",
-     "itertools", "fractions", "decimal", "time"}
-)  # fmt: skip
+    {
+        "math",
+        "datetime",
+        "statistics",
+        "random",
+        "re",
+        "string",
+        "json",
+        "collections",
+        "itertools",
+        "fractions",
+        "decimal",
+        "time",
+    }
+)
 
 
 @dataclass
@@ -48,7 +61,7 @@ class Repair:
         """The fixes as one line for the step's observations ("" when there were none)."""
         if not self.notes:
             return ""
-        return "Note: your code was repaired before running it: " + "; ".join(self.notes) + "."
+        return _NOTE_START + "; ".join(self.notes) + "."
 
 
 def repair_code(
@@ -93,12 +106,22 @@ def missing_imports(code: str) -> list[str]:
         code: Code that parses.
     """
     tree = ast.parse(code)
-    bound = {alias.asname or alias.name.split(".")[0] for node in ast.walk(tree)
-             if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}  # fmt: skip
-    bound |= {node.id for node in ast.walk(tree)
-              if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}  # fmt: skip
-    used = {node.value.id for node in ast.walk(tree)
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)}  # fmt: skip
+    bound = {
+        alias.asname or alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in node.names
+    }
+    bound |= {
+        node.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+    }
+    used = {
+        node.value.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+    }
     return sorted((used & _COMMON_MODULES) - bound)
 
 
@@ -259,3 +282,13 @@ def with_note(note: str, text: str | None) -> str | None:
     if not note:
         return text
     return f"{note}\n{text}" if text else note
+
+
+def strip_note(text: str) -> str:
+    """`text` without the repair note that `with_note` put before it.
+
+    Args:
+        text: A step's observations.
+    """
+    first, _, rest = text.partition("\n")
+    return rest if first.startswith(_NOTE_START) else text

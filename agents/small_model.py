@@ -9,10 +9,14 @@ agent turn a bare last expression into `final_answer(...)` (see `agents.repair`)
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agents.memory import MemoryStep
 from agents.models.base import Model
+from agents.models.messages import ChatMessage
+from agents.small_transcript import small_transcript
 
 # Model ids of the models the profile is chosen for automatically: the bundled SmolLM2-135M
 # (GGUF file name, hub id, ollama tag) and its 360M sibling.
@@ -30,16 +34,48 @@ class SmallModelProfile:
         max_line_chars: Most characters in the thought and in each line of code.
         temperature: Sampling temperature of a first step (0: greedy; a tiny model's samples
             wander).
-        retry_temperature: Temperature of the later steps: greedy decoding would repeat the
-            same mistake.
+        retry_temperature: Temperature of the later steps: greedy decoding tends to repeat the
+            same mistake, and a high temperature makes a tiny model wander off the task.
+        examples: Worked examples shown before each task, picked for it.
+        earlier_turns: Earlier chat turns kept in the transcript (task and answering step).
+        max_steps: Most steps per run: a first try and one fix. A tiny model whose fix failed
+            too repeats itself (bench/small_model.py), so more steps only cost time.
     """
 
     prompt_file: str = "small_code_agent"
-    max_tokens: int = 200
-    max_code_lines: int = 6
-    max_line_chars: int = 100
+    max_tokens: int = 128
+    max_code_lines: int = 5
+    max_line_chars: int = 160
     temperature: float = 0.0
-    retry_temperature: float = 0.7
+    retry_temperature: float = 0.3
+    examples: int = 3
+    earlier_turns: int = 2
+    max_steps: int = 2
+
+    def steps_per_run(self, max_steps: int | None) -> int:
+        """The agent's `max_steps`, capped for the small model.
+
+        Args:
+            max_steps: The steps asked for (None: the agent's default).
+        """
+        return self.max_steps if max_steps is None else min(max_steps, self.max_steps)
+
+    def messages(
+        self,
+        system_prompt: str,
+        steps: Sequence[MemoryStep],
+        code_block_tags: tuple[str, str],
+    ) -> list[ChatMessage]:
+        """The short transcript the model sees for its next step (see `agents.small_transcript`).
+
+        Args:
+            system_prompt: The agent's system prompt.
+            steps: The agent's memory steps.
+            code_block_tags: The (open, close) markers of the code block.
+        """
+        return small_transcript(
+            system_prompt, steps, code_block_tags, self.examples, self.earlier_turns
+        )
 
     def grammar(self, code_block_tags: tuple[str, str]) -> str:
         """A GBNF grammar for one step: a one-line thought, then one short code block.
@@ -54,18 +90,21 @@ class SmallModelProfile:
         open_tag, close_tag = code_block_tags
         # No line may hold the closing tag (the stop sequence would cut the code short), so
         # a character is anything but a newline, or the tag's first character not followed
-        # by its second.
+        # by its second. A line of code starts with neither tag's first character (a stray
+        # code fence or tag) nor "def".
         first, second = _gbnf_char(close_tag[0]), _gbnf_char(close_tag[1:2] or "\n")
+        start = "".join(sorted({first, _gbnf_char(open_tag[0]), _gbnf_char("`")}))
         n = self.max_line_chars
-        return "\n".join([
-            f'root ::= "Thought: " char{{1,{n}}} "\\n" {_gbnf_literal(open_tag)} "\\n" code close',
-            f"char ::= [^\\n{first}] | [{first}] [^\\n{second}]",
-            f"code ::= line{{0,{self.max_code_lines - 1}}} last",
-            f'line ::= ([^d`\\n{first}] | [{first}] [^\\n{second}] | "d" [^e\\n] | "de" [^f\\n]) '
-            f'char{{0,{n}}} "\\n"',
-            f'last ::= ("final_answer(" | "print(") char{{1,{n}}} "\\n"',
-            f"close ::= {_gbnf_literal(close_tag)}",
-        ])  # fmt: skip
+        return "\n".join(
+            [
+                f'root ::= "Thought: " char{{1,{n}}} "\\n" {_gbnf_literal(open_tag)} "\\n" code close',
+                f"char ::= [^\\n{first}] | [{first}] [^\\n{second}]",
+                f"code ::= line{{0,{self.max_code_lines - 1}}} last",
+                f'line ::= ([^d\\n{start}] | "d" [^e\\n] | "de" [^f\\n]) char{{0,{n}}} "\\n"',
+                f'last ::= ("final_answer(" | "print(") char{{1,{n}}} "\\n"',
+                f"close ::= {_gbnf_literal(close_tag)}",
+            ]
+        )
 
     def step_kwargs(
         self, model: Any, code_block_tags: tuple[str, str], retry: bool = False

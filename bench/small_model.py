@@ -1,13 +1,15 @@
 """The offline model on simple tasks, with the small-model profile and without it, side by side.
 
     python bench/small_model.py [--limit N] [--baseline-limit N] [--modes profile,baseline]
-                                [--max-steps 4] [--threads N] [--executor sandbox|local]
+                                [--max-steps 4] [--threads N] [--executor sandbox|local] [--show]
+                                [--kind dates,units]
 
 Runs every task of `bench/small_model_tasks.py` as the app would: the bundled SmolLM2-135M
 through llama.cpp, a fresh CodeAgent per task with the document tools of its own upload
 folder, attached files stored and announced by the app's upload code, code run in the
 sandbox. Prints one line per task, then per mode: tasks right, median and worst seconds per
-task, and steps per task.
+task (wall clock, and CPU seconds of this process: on a machine shared with other work the
+CPU time is what the task would take alone on one core), and steps per task.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import statistics
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,9 +38,11 @@ class Outcome:
 
     right: bool
     seconds: float
+    cpu_seconds: float
     steps: int
     answer: Any
     error: str | None = None
+    outputs: list[str] = field(default_factory=list)
 
 
 def run_task(model: Any, task: BenchTask, small_model: bool, args: argparse.Namespace) -> Outcome:
@@ -55,20 +59,27 @@ def run_task(model: Any, task: BenchTask, small_model: bool, args: argparse.Name
         text = _attach(task, Path(tmp), folder)
         executor_kwargs = {"read_only_paths": [str(folder)]} if args.executor == "sandbox" else {}
         agent = CodeAgent(
-            document_tools(folder), model, executor_type=args.executor,
-            executor_kwargs=executor_kwargs, max_steps=args.max_steps, small_model=small_model,
+            document_tools(folder),
+            model,
+            executor_type=args.executor,
+            executor_kwargs=executor_kwargs,
+            max_steps=args.max_steps,
+            small_model=small_model,
             verbosity_level=LogLevel.OFF,
-        )  # fmt: skip
-        start = time.perf_counter()
+        )
+        start, cpu_start = time.perf_counter(), time.process_time()
         answer, error = None, None
         try:
             answer = agent.run(text)
         except AgentError as err:
             error = f"{type(err).__name__}: {err}"
         seconds = time.perf_counter() - start
-        steps = sum(isinstance(step, ActionStep) for step in agent.memory.steps)
+        cpu_seconds = time.process_time() - cpu_start
+        actions = [step for step in agent.memory.steps if isinstance(step, ActionStep)]
         agent.close()
-    return Outcome(task.is_right(answer) and error is None, seconds, steps, answer, error)
+    right = task.is_right(answer) and error is None
+    outputs = [step.model_output or "" for step in actions]
+    return Outcome(right, seconds, cpu_seconds, len(actions), answer, error, outputs)
 
 
 def _attach(task: BenchTask, tmp: Path, folder: Path) -> str:
@@ -93,6 +104,8 @@ def summary(outcomes: list[Outcome]) -> dict[str, str]:
         "tasks right": f"{right}/{len(outcomes)} ({100 * right / len(outcomes):.0f}%)",
         "median s/task": f"{statistics.median(seconds):.1f}",
         "worst s/task": f"{max(seconds):.1f}",
+        "median CPU s/task": f"{statistics.median(o.cpu_seconds for o in outcomes):.1f}",
+        "worst CPU s/task": f"{max(o.cpu_seconds for o in outcomes):.1f}",
         "steps/task (mean)": f"{statistics.mean(o.steps for o in outcomes):.2f}",
         "steps/task (max)": str(max(o.steps for o in outcomes)),
     }
@@ -116,15 +129,20 @@ def main() -> None:
     parser.add_argument("--max-steps", type=int, default=4)
     parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads")
     parser.add_argument("--executor", default="sandbox", choices=("sandbox", "local"))
+    parser.add_argument("--show", action="store_true", help="print the steps of wrong answers")
+    parser.add_argument("--kind", default="", help="only these kinds of task, e.g. dates,units")
     args = parser.parse_args()
     from agents.models.spec import default_model
 
     model = default_model(**({"n_threads": args.threads} if args.threads else {}))
     model.load()
-    tasks = TASKS[: args.limit] if args.limit else TASKS
+    tasks = [task for task in TASKS if not args.kind or task.kind in args.kind.split(",")]
+    tasks = tasks[: args.limit] if args.limit else tasks
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
-    print(f"{len(tasks)} tasks, max {args.max_steps} steps, model {model.model_id}, "
-          f"{os.cpu_count()} CPUs, executor {args.executor}")  # fmt: skip
+    print(
+        f"{len(tasks)} tasks, max {args.max_steps} steps, model {model.model_id}, "
+        f"{os.cpu_count()} CPUs, executor {args.executor}"
+    )
     results: dict[str, list[Outcome]] = {}
     for mode in modes:
         results[mode] = []
@@ -133,8 +151,15 @@ def main() -> None:
             outcome = run_task(model, task, MODES[mode], args)
             results[mode].append(outcome)
             shown = outcome.error or repr(outcome.answer)
-            print(f"[{mode}] {'right' if outcome.right else 'WRONG'} {outcome.seconds:5.1f} s "
-                  f"{outcome.steps} step(s)  {task.text[:60]!r} -> {shown[:80]}", flush=True)  # fmt: skip
+            print(
+                f"[{mode}] {'right' if outcome.right else 'WRONG'} {outcome.seconds:5.1f} s "
+                f"({outcome.cpu_seconds:4.1f} CPU s) "
+                f"{outcome.steps} step(s)  {task.text[:60]!r} -> {shown[:80]}",
+                flush=True,
+            )
+            if args.show and not outcome.right:
+                for output in outcome.outputs:
+                    print("      | " + output.replace("\n", "\n      | "))
         print_table({mode: results[mode]})
     if len(results) > 1:
         print_table(results)

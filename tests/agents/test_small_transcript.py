@@ -1,0 +1,121 @@
+"""The small model's view of memory: worked examples picked per task, and the short
+transcript (scripted model, real local executor)."""
+
+from __future__ import annotations
+
+from agents import CodeAgent, ScriptedModel
+from agents.memory import ActionStep, TaskStep
+from agents.small_examples import WorkedExample, example_bank, pick_examples
+from agents.small_transcript import small_transcript
+
+TINY_ID = "SmolLM2-135M-Instruct.Q4_1.gguf"
+TAGS = ("<code>", "</code>")
+
+
+def texts(messages) -> list[str]:
+    """The text of chat messages, or of the message dicts a scripted model received."""
+    found = []
+    for message in messages:
+        if not isinstance(message, dict):
+            found.append(message.text)
+        elif isinstance(message["content"], str):
+            found.append(message["content"])
+        else:
+            found.append("".join(block.get("text", "") for block in message["content"]))
+    return found
+
+
+# -- picking examples ----------------------------------------------------------------------
+
+
+def test_closest_example_comes_last():
+    picked = pick_examples("Convert 8 kilograms to grams.")
+    assert len(picked) == 3
+    assert "kilograms to grams" in picked[-1].task
+
+
+def test_quoted_data_does_not_steer_the_choice():
+    bank = (
+        WorkedExample("Reverse the text 'abc'.", "Slice.", 'final_answer("abc"[::-1])'),
+        WorkedExample("Convert 3 days to hours.", "Times 24.", "final_answer(3 * 24)"),
+    )
+    # "hours" and "days" only appear inside the quoted text: not a conversion task.
+    assert pick_examples("Reverse the text 'days and hours'.", 1, bank)[0] is bank[0]
+
+
+def test_file_examples_only_for_a_task_about_a_file():
+    plain = pick_examples("How many lines of poetry did Keats write?", 3)
+    assert not any("attached" in example.task for example in plain)
+    attached = pick_examples("How many lines does the attached notes.txt have?", 1)
+    assert "attached" in attached[0].task and "open(" in attached[0].code
+
+
+def test_every_packaged_example_runs_with_the_default_imports_and_ends_with_the_answer():
+    import ast
+
+    from agents.executors.python_runner import BASE_AUTHORIZED_IMPORTS
+
+    for example in example_bank():
+        tree = ast.parse(example.code)
+        last = tree.body[-1]
+        assert isinstance(last, ast.Expr) and ast.unparse(last).startswith("final_answer("), example
+        assert "\n" not in example.thought
+        imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        assert imported <= set(BASE_AUTHORIZED_IMPORTS), example
+        if "open(" not in example.code:  # the file examples name files that do not exist
+            answers = []
+            exec(example.code, {"final_answer": answers.append})
+            assert len(answers) == 1 and answers[0] is not None, example
+
+
+def test_nothing_to_pick_from():
+    assert pick_examples("What is 2 + 2?", 0) == []
+    assert pick_examples("What is 2 + 2?", 3, ()) == []
+
+
+# -- the transcript ------------------------------------------------------------------------
+
+
+def test_transcript_is_examples_then_the_task_then_each_step_and_its_observation():
+    step = ActionStep(step_number=1)
+    step.model_output = "Thought: look.\n<code>\nprint(2 + 2)\n</code>"
+    step.code_action = "print(2 + 2)"
+    step.observations = "Execution logs:\n4\n"
+    messages = small_transcript("SYSTEM", [TaskStep("What is 2 + 2?"), step], TAGS, examples=2)
+    roles = [m.role for m in messages]
+    assert roles == ["system", *["user", "assistant"] * 3, "user"]
+    assert texts(messages)[0] == "SYSTEM" and texts(messages)[5] == "What is 2 + 2?"
+    assert texts(messages)[-1] == "Observation: 4"
+    assert "Calling tools" not in "".join(texts(messages))
+
+
+def test_error_is_one_short_line_and_the_repaired_code_is_shown():
+    step = ActionStep(step_number=1)
+    step.model_output = "Thought: t.\n<code>\nx\n</code>"
+    step.code_action = "final_answer(x)"
+    from agents.errors import AgentExecutionError
+
+    step.error = AgentExecutionError("Code execution failed: NameError: name 'x' is not defined")
+    messages = small_transcript("S", [TaskStep("What is x?"), step], TAGS, examples=0)
+    assert texts(messages)[-2] == "Thought: t.\n<code>\nfinal_answer(x)\n</code>"
+    assert texts(messages)[-1] == "Error: NameError: name 'x' is not defined\nFix the code."
+
+
+def test_earlier_turns_keep_only_task_and_answering_step():
+    model = ScriptedModel(
+        [
+            "Thought: a.\n<code>\nx = 1\n</code>",
+            "Thought: b.\n<code>\nfinal_answer(10)\n</code>",
+            "Thought: c.\n<code>\nfinal_answer(20)\n</code>",
+        ],
+        model_id=TINY_ID,
+    )
+    agent = CodeAgent([], model, executor_type="local", max_steps=3)
+    assert agent.run("What is ten?") == 10
+    assert agent.run("And twice that?", reset=False) == 20
+    seen = texts(model.calls[-1])
+    turn = seen.index("What is ten?")
+    assert seen[turn + 1] == "Thought: b.\n<code>\nfinal_answer(10)\n</code>"
+    assert "Thought: a." not in "".join(seen)
+    assert seen[-1] == "And twice that?"
+    agent.close()
