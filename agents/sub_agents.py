@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import queue
 import threading
 from collections.abc import Callable, Generator
@@ -37,7 +38,9 @@ def drain_while(
 
     for tool in managed_tools.values():
         tool.event_sink = sink
-    thread = threading.Thread(target=target, name="agent-step", daemon=True)
+    # The caller's context (trace attributes, the active span) goes with the work.
+    context = contextvars.copy_context()
+    thread = threading.Thread(target=context.run, args=(target,), name="agent-step", daemon=True)
     thread.start()
     try:
         while True:

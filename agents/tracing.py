@@ -5,7 +5,9 @@ returns at once and nothing else is imported; the OpenTelemetry implementation
 (`agents.otel`) is loaded only when the standard `OTEL_*` variables ask for traces
 (`OTEL_TRACES_EXPORTER=console|otlp`, or an `OTEL_EXPORTER_OTLP_*ENDPOINT`). Span names and
 attributes follow the OpenTelemetry GenAI conventions: `invoke_agent {name}`, `chat {model}`,
-`execute_tool {name}`. Prompts and outputs are recorded only with `SMOLUI_TRACE_CONTENT=1`.
+`execute_tool {name}` (tool-call spans, also for the tools a CodeAgent's code calls, are
+opened in `agents.tool_spans`). Prompts and outputs are recorded only with
+`SMOLUI_TRACE_CONTENT=1`.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any, Protocol
 
 from agents.errors import AgentConfigError, AgentInterruptedError
 from agents.genai_attributes import answer_attributes, clip, messages_json, model_name, model_system
+from agents.tool_spans import activated, active_span, run_in_tool_span
 
 CONTENT_ENV = "SMOLUI_TRACE_CONTENT"
 EXPORTERS = ("console", "otlp")
@@ -26,8 +29,6 @@ CODE_TOOL = "python_interpreter"
 _context_attributes: ContextVar[Mapping[str, Any] | None] = ContextVar(
     "trace_attributes", default=None
 )
-# The tool or code span running now in this thread: a managed agent's run nests under it.
-_active_span: ContextVar[Span | None] = ContextVar("active_tool_span", default=None)
 
 
 class Span(Protocol):
@@ -197,7 +198,8 @@ class AgentTracing:
         }
         if self.tracer.record_content:
             attributes["gen_ai.input.messages"] = clip(task)
-        parent = _active_span.get()
+        active = active_span()  # a managed agent's run nests under its manager's tool call
+        parent = active.span if active is not None else None
         return self._traced_run(events, f"invoke_agent {agent_name}", attributes, parent)
 
     def _traced_run(
@@ -338,30 +340,19 @@ class AgentTracing:
         """
         if not self.tracer.enabled:
             return function(name, arguments)
-        attributes = {
-            "gen_ai.operation.name": "execute_tool",
-            "gen_ai.tool.name": name,
-            "gen_ai.tool.call.id": call_id or "",
-        }
-        if self.tracer.record_content:
-            attributes["gen_ai.tool.call.arguments"] = clip(arguments)
-        span = self.tracer.start_span(f"execute_tool {name}", self._parent(), attributes)
-        token = _active_span.set(span)
-        try:
-            value = function(name, arguments)
-            if self.tracer.record_content:
-                span.set_attributes({"gen_ai.tool.call.result": clip(value)})
-            return value
-        except BaseException as error:
-            span.record_error(error)
-            raise
-        finally:
-            _active_span.reset(token)
-            span.end()
+        return run_in_tool_span(
+            self.tracer,
+            self._parent(),
+            name,
+            lambda: function(name, arguments),
+            arguments,
+            call_id or "",
+        )
 
     def code_execution(self, executor: Callable[[str], Any], code: str) -> Any:
         """Run `executor(code)` in an `execute_tool python_interpreter` span, with its outcome
-        (`smolui.code.outcome`: ok, final_answer, error or state_lost).
+        (`smolui.code.outcome`: ok, final_answer, error or state_lost). The tools the code
+        calls get their spans under it (see `agents.tool_spans`).
 
         Args:
             executor: The agent's executor.
@@ -373,9 +364,9 @@ class AgentTracing:
         if self.tracer.record_content:
             attributes["gen_ai.tool.call.arguments"] = clip(code)
         span = self.tracer.start_span(f"execute_tool {CODE_TOOL}", self._parent(), attributes)
-        token = _active_span.set(span)
         try:
-            result = executor(code)
+            with activated(self.tracer, span):
+                result = executor(code)
             outcome = "final_answer" if result.is_final_answer else "ok"
             span.set_attributes({"smolui.code.outcome": outcome})
             if self.tracer.record_content:
@@ -387,5 +378,4 @@ class AgentTracing:
             span.record_error(error)
             raise
         finally:
-            _active_span.reset(token)
             span.end()

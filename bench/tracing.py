@@ -113,6 +113,25 @@ def noop_seam_us(calls: int = 200_000) -> float:
     return (time.perf_counter() - start) / calls * 1e6
 
 
+def tool_call_off_us(calls: int = 50_000, rounds: int = 7) -> tuple[float, float]:
+    """A tool call made from code, when tracing is off: microseconds per bare call and what
+    the tracing hook adds (the host-side path of the sandbox and remote executors); best of
+    `rounds` interleaved rounds."""
+    from agents.executors.tool_calls import call_tool, traced_call
+
+    def per_call(function, *args) -> float:
+        start = time.perf_counter()
+        for _ in range(calls):
+            function(*args)
+        return (time.perf_counter() - start) / calls * 1e6
+
+    bare, hooked = [], []
+    for _ in range(rounds):
+        bare.append(per_call(call_tool, noop, [1], {}))
+        hooked.append(per_call(traced_call, None, "noop", noop, [1], {}))
+    return min(bare), min(hooked) - min(bare)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=10)
@@ -150,6 +169,8 @@ def main() -> None:
         )
     print(f"  OTLP export requests received: {Sink.requests}")
     print(f"  no-op seam calls per step when off: {noop_seam_us():.2f} us")
+    bare, added = tool_call_off_us()
+    print(f"  tool call from code when off: {bare:.2f} us/call, tracing hook {added:+.3f} us")
 
 
 if __name__ == "__main__":

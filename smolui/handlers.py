@@ -164,7 +164,7 @@ class ChatHandlers:
             return
         admission = yield from self._admit(session, pending, identity, history + notes)
         if admission is not None:
-            yield from self._turn(session, pending, history + notes, admission)
+            yield from self._turn(session, pending, history + notes, admission, identity)
 
     def _admit(
         self, session: Session, pending: Any, identity: Identity | None, chat: list[Message]
@@ -204,6 +204,7 @@ class ChatHandlers:
         pending: dict[str, Any],
         history: list[Message],
         admission: Admission,
+        identity: Identity | None = None,
     ) -> Iterator[tuple[list[Message], str]]:
         """Start the turn in a server thread and follow it. A page that goes away (reload,
         closed tab) leaves it running for the next page to follow; only Stop stops it."""
@@ -212,7 +213,7 @@ class ChatHandlers:
         live = session.live_turn = LiveTurn(history + turn.messages)
         thread = threading.Thread(
             target=self._drive,
-            args=(session, pending, turn, history, admission),
+            args=(session, pending, turn, history, admission, identity),
             name="smolui-turn-view",
             daemon=True,
         )
@@ -227,9 +228,11 @@ class ChatHandlers:
         turn: AgentTurn,
         history: list[Message],
         admission: Admission,
+        identity: Identity | None = None,
     ) -> None:
         """The whole turn, whoever watches (a thread): prepare the request, run the agent,
-        publish its messages to the live turn, save the conversation, end the turn."""
+        publish its messages to the live turn, save the conversation, end the turn (traced
+        with the conversation id and the signed-in user, never a browser key)."""
         live, started = session.live_turn, False
         try:
             agent = session.agent
@@ -247,6 +250,7 @@ class ChatHandlers:
                 max_steps=config.max_steps,
                 on_done=session.end_turn,
                 conversation_id=session.id,
+                user=identity.owner if identity is not None else None,
             )
             started = True
             interval = update_interval(len(history))

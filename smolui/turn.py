@@ -90,6 +90,7 @@ class AgentTurn:
         max_steps: int | None = None,
         on_done: Callable[[], None] | None = None,
         conversation_id: str | None = None,
+        user: str | None = None,
     ) -> AgentTurn:
         """Run the agent on the request in a pump thread.
 
@@ -100,10 +101,11 @@ class AgentTurn:
             max_steps: Steps for this turn (None: the agent's own).
             on_done: Called in the pump thread once the agent's run has ended, however.
             conversation_id: Attached to the run's traces.
+            user: The signed-in user, attached to the run's traces (None: anonymous).
         """
 
         def events() -> Iterator[AgentEvent]:
-            with trace_attributes(conversation_id=conversation_id):
+            with trace_attributes(conversation_id=conversation_id, user=user):
                 return agent.run(
                     request.task,
                     stream=True,

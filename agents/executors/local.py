@@ -24,6 +24,8 @@ from agents.executors.python_runner import (
     run_snippet,
 )
 from agents.executors.state import user_variables
+from agents.executors.tool_calls import named_arguments
+from agents.tool_spans import ActiveSpan, active_span, traced_tool_call
 
 
 class LocalPythonExecutor:
@@ -56,6 +58,7 @@ class LocalPythonExecutor:
         self._variables: dict[str, Any] = {}
         self.namespace: dict[str, Any] = {}
         self._saved: dict[str, Any] | None = None
+        self._trace: ActiveSpan | None = None  # the code span of the running call, if traced
         self.reset()
 
     def reset(self) -> None:
@@ -88,7 +91,7 @@ class LocalPythonExecutor:
         return True
 
     def send_tools(self, tools: dict[str, Any]) -> None:
-        self._tools = dict(tools)
+        self._tools = {name: self._traced(name, tool) for name, tool in tools.items()}
         self._tools["final_answer"] = final_answer_function
         self.namespace.update(self._tools)
 
@@ -114,18 +117,37 @@ class LocalPythonExecutor:
     def __call__(self, code: str) -> CodeOutput:
         log = BoundedLog(self.max_log)
         self.namespace["__builtins__"]["print"] = make_print(log)
+        # Captured here: the code may call tools from threads of its own.
+        self._trace = active_span()
         try:
             value, is_final = run_snippet(code, self.namespace, self.roots)
         except Exception as error:
             raise AgentExecutionError(
                 f"Code execution failed: {format_exception(error)}", logs=log.text()
             ) from error
+        finally:
+            self._trace = None
         value, images = _show_figures(value, log)
         images = [value] if is_pil_image(value) else images
         return CodeOutput(output=value, logs=log.text(), is_final_answer=is_final, images=images)
 
     def close(self) -> None:
         self.namespace.clear()
+
+    def _traced(self, name: str, tool: Any) -> Any:
+        """The tool as the code sees it: called as is, in an `execute_tool` span when traced."""
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            trace = self._trace
+            if trace is None:
+                return tool(*args, **kwargs)
+            arguments = named_arguments(tool, list(args), kwargs)
+            return traced_tool_call(trace, name, lambda: tool(*args, **kwargs), arguments)
+
+        call.__name__ = call.__qualname__ = name
+        call.__doc__ = tool.__doc__
+        call.__wrapped__ = tool  # type: ignore[attr-defined]
+        return call
 
 
 def _show_figures(value: Any, log: BoundedLog) -> tuple[Any, list[Any]]:

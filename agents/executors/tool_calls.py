@@ -1,7 +1,8 @@
 """Host side of a tool call made by sandboxed code: decode, validate, run the real tool, answer.
 
 The arguments come from untrusted code, so they are decoded without pickle (plain data,
-images, reprs) and checked against the tool's declared inputs before the tool runs.
+images, reprs) and checked against the tool's declared inputs before the tool runs. With
+tracing on, each call runs in an `execute_tool {name}` span under the code's span.
 """
 
 from __future__ import annotations
@@ -10,13 +11,17 @@ from collections.abc import Callable
 from typing import Any
 
 from agents.executors.values import decode_value, encode_value
+from agents.tool_spans import ActiveSpan, traced_tool_call
 from tools.base import Tool, ToolArgumentError
 
 MAX_ERROR_CHARS = 4000
 
 
 def run_tool_call(
-    tools: dict[str, Any], message: dict[str, Any], image: Callable[[bytes], Any] | None = None
+    tools: dict[str, Any],
+    message: dict[str, Any],
+    image: Callable[[bytes], Any] | None = None,
+    trace: ActiveSpan | None = None,
 ) -> dict[str, Any]:
     """Answer one `call` message from the worker with a `return` message.
 
@@ -25,6 +30,8 @@ def run_tool_call(
         message: `{"t": "call", "name": ..., "args": [...], "kwargs": {...}}` as encoded.
         image: Decodes images among the arguments (the sandbox passes its step budget's,
             which checks their size before decoding and raises when over the budget).
+        trace: The code's span, captured where the code started (`active_span()`); None:
+            the call is not traced.
     """
     name = message.get("name")
     tool = tools.get(name) if isinstance(name, str) else None
@@ -35,10 +42,43 @@ def run_tool_call(
         kwargs = decode_value(message.get("kwargs", {}), image=image)
         if not isinstance(args, list) or not isinstance(kwargs, dict):
             raise ToolArgumentError(f"Tool {name}: malformed call.")
-        value = call_tool(tool, args, kwargs)
+        value = traced_call(trace, name, tool, args, kwargs)
     except Exception as error:  # the tool's failure goes back to the code, like any exception
         return _failure(f"{type(error).__name__}: {error}")
     return {"t": "return", "ok": True, "value": encode_value(value, trusted=True)}
+
+
+def traced_call(
+    trace: ActiveSpan | None, name: str, tool: Any, args: list[Any], kwargs: dict[str, Any]
+) -> Any:
+    """`call_tool`, in an `execute_tool {name}` span under `trace` when it is given.
+
+    Args:
+        trace: The code's span (None: just call).
+        name: The name the code called the tool by.
+        tool: A Tool, or another callable.
+        args: Positional arguments.
+        kwargs: Named arguments.
+    """
+    if trace is None:
+        return call_tool(tool, args, kwargs)
+    arguments = named_arguments(tool, args, kwargs)
+    return traced_tool_call(trace, name, lambda: call_tool(tool, args, kwargs), arguments)
+
+
+def named_arguments(tool: Any, args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The call's arguments by name, as far as the tool's inputs name them (for traces).
+
+    Args:
+        tool: A Tool, or another callable.
+        args: Positional arguments.
+        kwargs: Named arguments.
+    """
+    names = list(tool.inputs) if isinstance(tool, Tool) else []
+    named = dict(zip(names, args, strict=False))
+    if len(args) > len(named):
+        named["*args"] = list(args[len(named) :])
+    return {**named, **kwargs}
 
 
 def call_tool(tool: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:

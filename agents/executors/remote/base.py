@@ -39,6 +39,7 @@ from agents.executors.remote.prelude import prelude_code, vars_code
 from agents.executors.remote.uploads import UploadSync
 from agents.executors.tool_calls import run_tool_call
 from agents.executors.values import decode_value
+from agents.tool_spans import active_span
 
 logger = logging.getLogger(__name__)
 
@@ -324,7 +325,8 @@ class RemoteExecutor:
             return {"ok": True, "value": None}
         self._in_tool = True
         try:
-            reply = run_tool_call(self._tools, request)
+            # Served on the thread running the code, so the code's span is the active one.
+            reply = run_tool_call(self._tools, request, trace=active_span())
         finally:
             self._in_tool = False
         if self._interrupt_pending and self._kernel is not None:

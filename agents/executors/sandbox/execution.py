@@ -22,6 +22,7 @@ from agents.executors.sandbox.channel import (
 from agents.executors.sandbox.process import LOST, WorkerLost, WorkerProcess
 from agents.executors.sandbox.watch import WorkerWatch
 from agents.executors.tool_calls import run_tool_call
+from agents.tool_spans import active_span
 
 _WATCH_INTERVAL = 0.25
 _MAX_STALE_FRAMES = 100  # frames answering no current request, dropped, per execution
@@ -95,6 +96,7 @@ class Execution:
         self.timeout = timeout
         self.tool_reply_timeout = tool_reply_timeout
         self.clock = StepClock(time.monotonic() + timeout, max_tool_seconds)
+        self.trace = active_span()  # the code's span (tracing on): its tool calls nest under it
 
     def run(self, code: str, ident: int) -> dict[str, Any]:
         """Send the code; serve tool calls until the result comes back. Raises WorkerLost.
@@ -166,7 +168,7 @@ class Execution:
         self.stop.in_tool = True
         try:
             self.budget.tool_call(channel.last_frame_bytes)
-            reply = run_tool_call(self.tools, message, image=self.budget.image)
+            reply = run_tool_call(self.tools, message, self.budget.image, self.trace)
         except BudgetExceeded as error:
             reply = {"t": "return", "ok": False, "error": f"Refused by the sandbox: {error}."}
         finally:
