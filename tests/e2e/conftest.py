@@ -34,8 +34,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
 
 @pytest.fixture(scope="session")
 def browser():
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # Assertions wait up to 15 s (Playwright's default is 5 s): on a loaded 2-core machine a
+    # cold page or a streamed step takes seconds. A test still fails when the thing never shows.
+    expect.set_options(timeout=15_000)
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield chromium

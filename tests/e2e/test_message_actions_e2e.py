@@ -7,6 +7,8 @@ Screenshots go to tests/e2e/artifacts/ (git-ignored) for a person to look at.
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from playwright.sync_api import expect
 
@@ -25,6 +27,17 @@ def tasks(app) -> list[str]:
     """The tasks the newest conversation's agent remembers."""
     agent = app.agents[-1]
     return [step.task for step in agent.memory.steps if isinstance(step, TaskStep)]
+
+
+def settled_tasks(app, expected: list[str], timeout: float = 20.0) -> list[str]:
+    """The remembered tasks once they equal `expected`, or as they are after `timeout` s.
+
+    A click's turn runs on the server after the page updates: poll instead of racing it.
+    """
+    deadline = time.monotonic() + timeout
+    while (seen := tasks(app)) != expected and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return seen
 
 
 def icon(page, label: str):
@@ -53,11 +66,11 @@ def test_undo_retry_and_edit_take_the_last_turn_back(app, open_page):
     expect(page.locator(USER)).to_have_count(1)
     expect(bot(page, "answer to second")).to_have_count(0)
     expect(page.locator(".export-file a[download]")).to_have_count(0)  # no stale export
-    assert tasks(app) == ["first question"]
+    assert settled_tasks(app, ["first question"]) == ["first question"]
     icon(page, "Retry").click()  # after an undo, retry sends the message now last again
     expect(bot(page, "answer to first")).to_have_count(1)
     wait_turn_done(page)
-    assert tasks(app) == ["first question"]
+    assert settled_tasks(app, ["first question"]) == ["first question"]
     expect(icon(page, "Edit")).to_have_count(1)
     icon(page, "Edit").click()
     page.locator(f"{CHAT} textarea").fill("third question")
@@ -66,7 +79,7 @@ def test_undo_retry_and_edit_take_the_last_turn_back(app, open_page):
     expect(bot(page, "answer to third")).to_be_visible()
     wait_turn_done(page)
     expect(bot(page, "answer to first")).to_have_count(0)
-    assert tasks(app) == ["third question"]
+    assert settled_tasks(app, ["third question"]) == ["third question"]
     shot(page, "message-actions")
 
 

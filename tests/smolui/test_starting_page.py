@@ -87,19 +87,25 @@ def test_the_app_serves_on_the_handed_over_socket_without_refusing_anyone(starti
 
 def test_the_model_starts_loading_only_when_asked_after_serving(tmp_path):
     import app
+    from agents.models.scripted import ScriptedModel
     from smolui.model_loader import ModelLoader
     from smolui.settings import Settings
 
     built = threading.Event()
-    loader = ModelLoader("local", build=lambda spec: built.set() or f"model for {spec}")
+
+    def build(spec: str) -> ScriptedModel:
+        built.set()
+        return ScriptedModel(model_id=f"model for {spec}")
+
+    loader = ModelLoader("local", build=build)
     settings = Settings(data_dir=str(tmp_path / "data"), upload_folder=str(tmp_path / "up"))
     ui = app.build_ui(settings, loader)
     assert "loading" in ui.model_label()
     time.sleep(0.2)
     assert not built.is_set()  # building the UI left the model alone
     app.start_model(settings, loader)
-    assert loader.get(timeout=10) == "model for local"
-    assert ui.model_label() == "local"
+    assert loader.get(timeout=10).model_id == "model for local"
+    assert ui.model_label() == "model for local"  # the loaded model names itself
 
 
 @pytest.mark.slow
