@@ -1,4 +1,5 @@
-"""The small-model profile: what makes a tiny local model (SmolLM2-135M) a usable CodeAgent.
+"""The small-model profile: what makes a tiny local model (SmolLM2-135M) a usable CodeAgent
+(and gives a ToolCallingAgent on it well-formed tool calls).
 
 A model this small copies a format well but cannot follow a long prompt. The profile gives it a
 short system prompt with worked examples, caps each step's answer at a few lines, forces the
@@ -17,6 +18,7 @@ from agents.memory import MemoryStep
 from agents.models.base import Model
 from agents.models.messages import ChatMessage
 from agents.small_transcript import small_transcript
+from agents.tool_call_grammar import tool_call_schema
 
 # Model ids of the models the profile is chosen for automatically: the bundled SmolLM2-135M
 # (GGUF file name, hub id, ollama tag) and its 360M sibling.
@@ -40,6 +42,9 @@ class SmallModelProfile:
         earlier_turns: Earlier chat turns kept in the transcript (task and answering step).
         max_steps: Most steps per run: a first try and one fix. A tiny model whose fix failed
             too repeats itself (bench/small_model.py), so more steps only cost time.
+        tool_call_tokens: Cap on the tokens of one ToolCallingAgent step (one JSON call).
+        max_argument_chars: Most characters in a string argument of a tool call, so that the
+            call closes before the token cap (SmolLM2 spends a token per digit).
     """
 
     prompt_file: str = "small_code_agent"
@@ -51,6 +56,8 @@ class SmallModelProfile:
     examples: int = 3
     earlier_turns: int = 2
     max_steps: int = 2
+    tool_call_tokens: int = 192
+    max_argument_chars: int = 100
 
     def steps_per_run(self, max_steps: int | None) -> int:
         """The agent's `max_steps`, capped for the small model.
@@ -120,6 +127,23 @@ class SmallModelProfile:
         kwargs: dict[str, Any] = {"max_tokens": self.max_tokens, "temperature": temperature}
         if isinstance(model, Model) and model.supports_grammar:
             kwargs["grammar"] = self.grammar(code_block_tags)
+        return kwargs
+
+    def tool_call_kwargs(
+        self, model: Any, tool_schemas: Sequence[dict[str, Any]]
+    ) -> dict[str, Any]:
+        """Extra arguments for the model call of one ToolCallingAgent step.
+
+        Where the backend follows a grammar, the answer can only be one JSON call of one of
+        the tools with the arguments it takes (see `agents.tool_call_grammar`).
+
+        Args:
+            model: The agent's model; a grammar is sent only when it says it supports one.
+            tool_schemas: The function schemas of the tools the model may call.
+        """
+        kwargs: dict[str, Any] = {"max_tokens": self.tool_call_tokens}
+        if isinstance(model, Model) and model.supports_grammar and tool_schemas:
+            kwargs["grammar"] = tool_call_schema(tool_schemas, self.max_argument_chars)
         return kwargs
 
 

@@ -11,9 +11,11 @@ from agents.errors import AgentToolCallError, AgentToolExecutionError
 from agents.events import AgentEvent
 from agents.executors.python_runner import is_pil_image
 from agents.memory import ActionOutput, ActionStep, ToolCall, ToolOutput
-from agents.models.messages import ChatMessage
+from agents.models.base import tool_schemas
+from agents.models.messages import ChatMessage, ChatMessageStreamDelta
 from agents.models.tool_call_text import parse_arguments
 from agents.prompts import render
+from agents.small_model import select_profile
 from agents.sub_agents import drain_while
 from tools.base import ToolArgumentError, format_output
 
@@ -27,6 +29,8 @@ class ToolCallingAgent(MultiStepAgent):
         tools: Tools the model may call.
         model: The model; native tool calling is used where the backend has it.
         max_tool_threads: How many calls of one step may run at once.
+        small_model: Use the small-model profile (a JSON grammar built from the tools, a token
+            cap; see `agents.small_model`): True or False, or None to choose it for tiny models.
         **kwargs: See `MultiStepAgent`.
     """
 
@@ -34,9 +38,15 @@ class ToolCallingAgent(MultiStepAgent):
     _base_tools_with_interpreter = True
 
     def __init__(
-        self, tools: list[Any], model: Any, max_tool_threads: int | None = None, **kwargs: Any
+        self,
+        tools: list[Any],
+        model: Any,
+        max_tool_threads: int | None = None,
+        small_model: bool | None = None,
+        **kwargs: Any,
     ):
         self.max_tool_threads = max_tool_threads or MAX_PARALLEL_CALLS
+        self.small_model_profile = select_profile(model, small_model)
         super().__init__(tools, model, **kwargs)
 
     def initialize_system_prompt(self) -> str:
@@ -54,16 +64,31 @@ class ToolCallingAgent(MultiStepAgent):
     def _step_stream(self, step: ActionStep) -> Generator[AgentEvent, None, None]:
         messages = self.write_memory_to_messages()
         step.model_input_messages = messages
+        tools = list(self.callables.values())
+        kwargs: dict[str, Any] = {}
+        # An agent-wide grammar= of the user's wins over the profile's.
+        if self.small_model_profile is not None and self.grammar is None:
+            kwargs = self.small_model_profile.tool_call_kwargs(self.model, tool_schemas(tools))
         answer = yield from self._call_model(
             messages,
-            tools_to_call_from=list(self.callables.values()),
+            tools_to_call_from=tools,
             stop_sequences=["Observation:", "Calling tools:"],
+            **kwargs,
         )
         step.model_output_message = answer
         step.model_output = answer.text
         step.token_usage = answer.token_usage
         answer = self.model.parse_tool_calls(answer)
         yield from self.process_tool_calls(answer, step)
+
+    def _call_model(
+        self, messages: list[ChatMessage], **kwargs: Any
+    ) -> Generator[ChatMessageStreamDelta, None, ChatMessage]:
+        # A small model's planning and last answer get its steps' token cap: unconstrained,
+        # a tiny model rambles to the backend's cap (1,024 tokens, minutes on 2 cores).
+        if self.small_model_profile is not None:
+            kwargs.setdefault("max_tokens", self.small_model_profile.tool_call_tokens)
+        return (yield from super()._call_model(messages, **kwargs))
 
     def process_tool_calls(
         self, chat_message: ChatMessage, memory_step: ActionStep

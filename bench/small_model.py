@@ -2,12 +2,13 @@
 
     python bench/small_model.py [--limit N] [--baseline-limit N] [--modes profile,baseline]
                                 [--max-steps 4] [--threads N] [--executor sandbox|local] [--show]
-                                [--kind dates,units]
+                                [--kind dates,units] [--agent code|tool]
 
 Runs every task of `bench/small_model_tasks.py` as the app would: the bundled SmolLM2-135M
 through llama.cpp, a fresh CodeAgent per task with the document tools of its own upload
 folder, attached files stored and announced by the app's upload code, code run in the
-sandbox. Prints one line per task, then per mode: tasks right, median and worst seconds per
+sandbox (`--agent tool`: a ToolCallingAgent with the same tools and a `python_interpreter`
+tool; with the profile its calls are constrained to valid JSON calls of its tools). Prints one line per task, then per mode: tasks right, median and worst seconds per
 task (wall clock, and CPU seconds of this process: on a machine shared with other work the
 CPU time is what the task would take alone on one core), and steps per task.
 """
@@ -47,26 +48,20 @@ class Outcome:
 
 def run_task(model: Any, task: BenchTask, small_model: bool, args: argparse.Namespace) -> Outcome:
     """Run one task with a fresh agent, as one chat message in a new conversation."""
-    from agents.code_agent import CodeAgent
     from agents.console import LogLevel
     from agents.errors import AgentError
     from agents.memory import ActionStep
     from tools.documents import document_tools
+    from tools.python_interpreter import PythonInterpreterTool
 
     with tempfile.TemporaryDirectory(prefix="bench-small-") as tmp:
         folder = Path(tmp) / "uploads"
         folder.mkdir()
         text = _attach(task, Path(tmp), folder)
         executor_kwargs = {"read_only_paths": [str(folder)]} if args.executor == "sandbox" else {}
-        agent = CodeAgent(
-            document_tools(folder),
-            model,
-            executor_type=args.executor,
-            executor_kwargs=executor_kwargs,
-            max_steps=args.max_steps,
-            small_model=small_model,
-            verbosity_level=LogLevel.OFF,
-        )
+        options = dict(max_steps=args.max_steps, small_model=small_model)
+        options["verbosity_level"] = LogLevel.OFF
+        agent = _agent(model, document_tools(folder), args, executor_kwargs, options)
         start, cpu_start = time.perf_counter(), time.process_time()
         answer, error = None, None
         try:
@@ -77,9 +72,33 @@ def run_task(model: Any, task: BenchTask, small_model: bool, args: argparse.Name
         cpu_seconds = time.process_time() - cpu_start
         actions = [step for step in agent.memory.steps if isinstance(step, ActionStep)]
         agent.close()
+        for tool in agent.tools.values():
+            if isinstance(tool, PythonInterpreterTool):
+                tool.close()
     right = task.is_right(answer) and error is None
     outputs = [step.model_output or "" for step in actions]
     return Outcome(right, seconds, cpu_seconds, len(actions), answer, error, outputs)
+
+
+def _agent(
+    model: Any,
+    tools: list[Any],
+    args: argparse.Namespace,
+    executor_kwargs: dict[str, Any],
+    options: dict[str, Any],
+) -> Any:
+    """A CodeAgent, or with `--agent tool` a ToolCallingAgent that runs Python through a tool."""
+    if args.agent == "tool":
+        from agents.tool_calling_agent import ToolCallingAgent
+        from tools.python_interpreter import PythonInterpreterTool
+
+        python = PythonInterpreterTool(executor_type=args.executor, executor_kwargs=executor_kwargs)
+        return ToolCallingAgent([*tools, python], model, **options)
+    from agents.code_agent import CodeAgent
+
+    return CodeAgent(
+        tools, model, executor_type=args.executor, executor_kwargs=executor_kwargs, **options
+    )
 
 
 def _attach(task: BenchTask, tmp: Path, folder: Path) -> str:
@@ -131,6 +150,7 @@ def main() -> None:
     parser.add_argument("--executor", default="sandbox", choices=("sandbox", "local"))
     parser.add_argument("--show", action="store_true", help="print the steps of wrong answers")
     parser.add_argument("--kind", default="", help="only these kinds of task, e.g. dates,units")
+    parser.add_argument("--agent", default="code", choices=("code", "tool"), help="agent type")
     args = parser.parse_args()
     from agents.models.spec import default_model
 
@@ -141,7 +161,7 @@ def main() -> None:
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     print(
         f"{len(tasks)} tasks, max {args.max_steps} steps, model {model.model_id}, "
-        f"{os.cpu_count()} CPUs, executor {args.executor}"
+        f"{os.cpu_count()} CPUs, executor {args.executor}, {args.agent} agent"
     )
     results: dict[str, list[Outcome]] = {}
     for mode in modes:

