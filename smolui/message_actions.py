@@ -215,6 +215,22 @@ def _with_content(history: list[Message], index: int, content: Any) -> list[Mess
     return changed
 
 
+def answering_panel(chat: ChatHandlers) -> Callable[[Any, Any], Any]:
+    """The side panel once a retry or an edit has started a turn (unchanged when none did),
+    as a sent message shows it. It runs as a step of its own after the action: the panel
+    names the sandbox's isolation, which may start its worker, and the chat must not wait.
+
+    Args:
+        chat: The page's turn handlers.
+    """
+    import gradio as gr
+
+    def panel(conversation_id: Any, pending: Any) -> Any:
+        return chat.side_panel(conversation_id, pending) if pending is not None else gr.skip()
+
+    return panel
+
+
 def action_adapters(chat: ChatHandlers) -> dict[str, Callable]:
     """The actions in the shape gradio calls them; notices become toasts.
 
@@ -278,10 +294,11 @@ def wire_actions(
     started = [ui.chatbot, ui.pending, ui.textbox, ui.stop]
     # Queued (without a limit) so their notices can reach the page.
     options = dict(concurrency_limit=None, show_progress="hidden")
+    panel = (safe(answering_panel(chat)), [ui.conversation_id, ui.pending], [ui.panel])
     for event, handler in ((ui.chatbot.retry, fn["retry"]), (ui.chatbot.edit, fn["edit"])):
         event(handler, [ui.chatbot, ui.conversation_id], started, **options).then(
-            *run, **turn
-        ).then(*after, queue=False)
+            *panel, queue=False
+        ).then(*run, **turn).then(*after, queue=False)
     ui.chatbot.undo(fn["undo"], [ui.chatbot, ui.conversation_id], [ui.chatbot], **options).then(
         *after, queue=False
     )

@@ -63,7 +63,7 @@ def _contents(content: Any, roots: list[str]) -> list[Any]:
                 entry["mime_type"] = file["mime_type"]
             return [entry]
         name = file.get("orig_name") or (os.path.basename(path) if isinstance(path, str) else "")
-        return [f"📎 {name} (no longer available)"] if name else []
+        return [f"Attached file: `{name}` (no longer available)"] if name else []
     return []
 
 

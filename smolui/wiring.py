@@ -17,7 +17,7 @@ from smolui.conversations import ConversationHandlers
 from smolui.export import write_export
 from smolui.handlers import ChatHandlers
 from smolui.layout import Layout
-from smolui.message_actions import wire_actions
+from smolui.message_actions import answering_panel, wire_actions
 
 
 def safe(handler: Callable) -> Callable:
@@ -212,6 +212,7 @@ def adapters(
         **_turn_adapters(chat, conversations, identify),
         **_conversation_adapters(chat, conversations, identify),
         "retry": retry_adapter(chat),
+        "panel": answering_panel(chat),
         "stop": stop_adapter(chat),
         "clear": chat.clear,
     }
@@ -273,6 +274,7 @@ def wire(
             concurrency_limit=None,
             show_progress="hidden",
         )
+        .then(fn["panel"], [ui.conversation_id, ui.pending], [ui.panel], queue=False)
         .then(fn["run"], run_inputs, [ui.chatbot, ui.conversation_id], **turn)
         .then(*after, queue=False)
     )

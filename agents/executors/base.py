@@ -39,7 +39,7 @@ class CodeExecutor(Protocol):
 
     @property
     def running(self) -> bool:
-        """True while a live worker process or kernel exists (always True in-process)."""
+        """True while a live worker process or kernel exists (False in-process: no worker)."""
 
     def send_variables(self, variables: dict[str, Any]) -> None:
         """Make values available to the code under these names.

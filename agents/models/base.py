@@ -51,7 +51,8 @@ class Model:
 
     supports_images = False
     native_tool_calls = False
-    # Whether `generate(..., grammar="<GBNF text>")` constrains decoding (llama.cpp does).
+    # Whether `generate(..., grammar=...)` constrains decoding: llama.cpp takes GBNF text or a
+    # JSON schema (dict) for the reply.
     supports_grammar = False
 
     def __init__(

@@ -14,12 +14,21 @@ from agents.models.messages import content_text
 from agents.models.scripted_demo import demo_model
 from smolui.layout import SAMPLE_DATA
 from tests.e2e.pages import CHAT, bot, send, step_title, wait_turn_done
+from tests.e2e.test_ui_pass import shot
 
 pytestmark = pytest.mark.e2e
 
 
 def natural_width(image) -> int:
     return image.evaluate("img => img.complete ? img.naturalWidth : 0")
+
+
+def text_lines(element) -> int:
+    """How many lines an element's text takes on the page."""
+    return element.evaluate(
+        "e => { const r = document.createRange(); r.selectNodeContents(e);"
+        " return new Set([...r.getClientRects()].map(b => Math.round(b.top))).size; }"
+    )
 
 
 def wait_for_answer(page) -> None:
@@ -42,6 +51,12 @@ def test_chart_example_shows_the_plot_in_the_step_and_the_answer(app, new_page):
     answer = page.locator(f'{CHAT} [data-testid="bot"] img').last
     expect(answer).to_be_visible()
     assert natural_width(answer) == 800  # the figure's 8 inches at 100 dpi
+    answer.scroll_into_view_if_needed()
+    shot(page, "plot-turn")
+    headers = page.locator(".side-panel th")
+    expect(headers).to_have_text(["file", "size", "pages"])
+    for header in headers.all():  # the narrow side panel keeps every header on one line
+        assert text_lines(header) == 1, f"the side panel's {header.inner_text()!r} wraps"
     step_title(page, "Step 1").click()
     step_image = page.locator(f"{CHAT} .thought-group img").first
     expect(step_image).to_be_visible()

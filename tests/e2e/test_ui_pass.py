@@ -119,6 +119,7 @@ def test_turn_reads_like_a_notebook(app, open_page, dark):
     code = page.locator(f"{CHAT} code.language-python", has_text="print('count', len(values))")
     expect(code).to_be_visible()  # the step's code is one click away
     expect(logs).to_be_visible()
+    bot(page, "The sum is 6.").last.scroll_into_view_if_needed()  # the logs, answer and footer
     shot(page, f"finished-turn-{'dark' if dark else 'light'}")
     found = serious_violations(page)
     assert not found, "\n".join(found)
@@ -151,7 +152,7 @@ def test_controls_follow_the_state(app, open_page):
     app.model_options = {"loop": True}
     app.script = lambda: by_task(
         {
-            "hello": ["<code>\nfinal_answer('Hi there.')\n</code>"],
+            "hello": [ScriptedReply("<code>\nfinal_answer('Hi there.')\n</code>", delay=1.5)],
             "long job": [ScriptedReply("Thought: thinking for a long time", delay=3.0)] * 5,
         }
     )
@@ -160,6 +161,13 @@ def test_controls_follow_the_state(app, open_page):
     page.locator(".retry-button").click()
     expect(page.get_by_text("There is no message to retry yet.")).to_be_visible(timeout=15_000)
     send(page, "hello")
+    wait_turn_done(page)
+    panel = page.locator(".prose.side-panel")
+    expect(panel).to_contain_text("Now: ready")
+    page.locator(".retry-button").click()  # a retry shows the panel answering, as a send does
+    expect(panel).to_contain_text("Now: answering")
+    expect(page.locator(".stop-button")).to_be_enabled()
+    expect(panel).to_contain_text("Now: ready")
     wait_turn_done(page)
     expect(page.locator(".export-file")).to_be_hidden()  # no empty box before an export...
     page.locator(".export-md").click()

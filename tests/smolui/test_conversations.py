@@ -243,7 +243,7 @@ def test_stored_file_paths_outside_served_folders_are_dropped(tmp_path):
     clean = transcripts.sanitize_messages(messages, [str(served)])
     contents = [m["content"] for m in clean]
     assert {"path": str(image), "mime_type": "image/png"} in contents
-    assert "📎 passwd (no longer available)" in contents
+    assert "Attached file: `passwd` (no longer available)" in contents
     assert all(m["role"] != "system" for m in clean)
     assert clean[-1]["metadata"] == {"title": "Step 1", "status": "done"}
 

@@ -18,9 +18,11 @@ from smolui.message_actions import (
     ONLY_LAST_EDITABLE,
     STILL_RUNNING,
     MessageActions,
+    answering_panel,
     last_user_turn,
     text_only,
 )
+from smolui.panel import RUNNING
 from smolui.sessions import SessionRegistry
 from smolui.uploads import UploadPolicy
 
@@ -218,3 +220,16 @@ def test_a_turn_with_a_refused_file_is_not_resent_as_text(tmp_path):
     ]
     assert actions.retry(history, None).notice == NOTHING_TO_RETRY
     assert actions.edit(history, None, 1, "two", "one").notice == NO_EDIT_WITH_FILES
+
+
+def test_a_started_retry_or_edit_shows_the_panel_answering(tmp_path):
+    chat, actions, _ = make_app(tmp_path)
+    panel = answering_panel(chat)
+    history, conversation_id = send(chat, "one", None)
+    assert RUNNING not in chat.side_panel(conversation_id)
+    retried = actions.retry(history, conversation_id)
+    assert RUNNING in panel(conversation_id, retried.pending)
+    index = last_user_turn(history)[1]
+    edited = actions.edit(history, conversation_id, index, "two", "one")
+    assert edited.pending is not None and RUNNING in panel(conversation_id, edited.pending)
+    assert not isinstance(panel(None, actions.retry([], None).pending), str), "left as it is"
