@@ -18,12 +18,15 @@ Loading runs the tools' code, so it refuses unless `trust_remote_code=True`.
 from __future__ import annotations
 
 import json
+import logging
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from agents.errors import AgentConfigError
 from agents.models.base import Model
+
+logger = logging.getLogger(__name__)
 
 FORMAT = "smolui-agent/1"
 
@@ -86,7 +89,8 @@ def agent_to_dict(agent: Any, include_code: bool = True) -> dict[str, Any]:
     data: dict[str, Any] = {"format": FORMAT, "class": type(agent).__name__}
     for key in _COMMON + (_CODE_AGENT if hasattr(agent, "executor_type") else ()):
         if hasattr(agent, key):
-            data[key] = _plain(getattr(agent, key), key)
+            value = getattr(agent, key)
+            data[key] = _plain(_without_secrets(value) if key == "executor_kwargs" else value, key)
     level = getattr(getattr(agent, "logger", None), "level", None)
     if level is not None:
         data["verbosity_level"] = int(level)
@@ -320,6 +324,31 @@ def _tool_from_source(name: str, code: str) -> Any:
         path = Path(folder) / f"{name}.py"
         path.write_text(code, encoding="utf-8")
         return tool_from_file(path)
+
+
+_SECRET_NAMES = ("token", "api_key", "key", "secret", "password")
+
+
+def _without_secrets(executor_kwargs: dict[str, Any]) -> dict[str, Any]:
+    """`executor_kwargs` less its credentials: a saved folder is shared (Hub, Spaces, git).
+
+    Args:
+        executor_kwargs: The agent's executor arguments.
+    """
+    kept, dropped = {}, []
+    for name, value in executor_kwargs.items():
+        if any(name == word or name.endswith("_" + word) for word in _SECRET_NAMES):
+            dropped.append(name)
+        else:
+            kept[name] = value
+    if dropped:
+        logger.warning(
+            "Not saved with the agent: executor_kwargs %s (credentials). Where the agent is "
+            "loaded, give them through the environment (SMOLUI_EXECUTOR_TOKEN for a Jupyter "
+            "gateway, E2B_API_KEY, MODAL_TOKEN_ID/MODAL_TOKEN_SECRET) or pass them again.",
+            ", ".join(sorted(dropped)),
+        )
+    return kept
 
 
 def _plain(value: Any, key: str) -> Any:

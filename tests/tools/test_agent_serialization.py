@@ -192,3 +192,19 @@ def test_saved_app_starts(tmp_path: Path) -> None:
         process.terminate()
         output, _ = process.communicate(timeout=20)
     assert status == 200, output.decode(errors="replace")[-3000:]
+
+
+def test_save_leaves_executor_credentials_out(tmp_path: Path, caplog) -> None:
+    agent = CodeAgent(
+        tools=[],
+        model=ScriptedModel([]),
+        executor_type="jupyter",
+        executor_kwargs={"url": "http://127.0.0.1:9", "token": "s3cret-token", "timeout": 5},
+    )
+    with caplog.at_level("WARNING", logger="agents.serialization"):
+        agent.save(tmp_path / "saved")
+    saved = "".join(p.read_text() for p in (tmp_path / "saved").rglob("*") if p.is_file())
+    assert "s3cret-token" not in saved
+    data = json.loads((tmp_path / "saved" / "agent.json").read_text())
+    assert data["executor_kwargs"] == {"url": "http://127.0.0.1:9", "timeout": 5}
+    assert "executor_kwargs token" in caplog.text and "SMOLUI_EXECUTOR_TOKEN" in caplog.text
