@@ -28,7 +28,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from bench.small_model_tasks import TASKS, BenchTask  # noqa: E402
+from bench.small_model_tasks import HELD_OUT, TASKS, BenchTask  # noqa: E402
 
 MODES = {"profile": True, "baseline": False}
 
@@ -151,12 +151,19 @@ def main() -> None:
     parser.add_argument("--show", action="store_true", help="print the steps of wrong answers")
     parser.add_argument("--kind", default="", help="only these kinds of task, e.g. dates,units")
     parser.add_argument("--agent", default="code", choices=("code", "tool"), help="agent type")
+    parser.add_argument(
+        "--set",
+        default="main",
+        choices=("main", "held-out"),
+        help="the main task set, or tasks with no twin in the profile's example bank",
+    )
     args = parser.parse_args()
     from agents.models.spec import default_model
 
     model = default_model(**({"n_threads": args.threads} if args.threads else {}))
     model.load()
-    tasks = [task for task in TASKS if not args.kind or task.kind in args.kind.split(",")]
+    task_set = HELD_OUT if args.set == "held-out" else TASKS
+    tasks = [task for task in task_set if not args.kind or task.kind in args.kind.split(",")]
     tasks = tasks[: args.limit] if args.limit else tasks
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     print(

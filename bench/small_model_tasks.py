@@ -95,3 +95,25 @@ TASKS: list[BenchTask] = [
     ),
     BenchTask("file", "How many eggs are on the attached shopping list?", 12, (SHOPPING_LIST,)),
 ]
+
+# Written after the example bank (agents/prompts/examples/small_code.yaml) and kept apart from
+# it: no task here has a twin in the bank, so this set shows how the profile does on tasks it
+# was not tuned on (`python bench/small_model.py --set held-out`).
+HELD_OUT: list[BenchTask] = [
+    BenchTask("arithmetic", "What is the product of 4, 5 and 6?", 120),
+    BenchTask("arithmetic", "What is 13 squared?", 169),
+    BenchTask("arithmetic", "What is the difference between 1000 and 377?", 623),
+    BenchTask("arithmetic", "What is three quarters of 88?", 66),
+    BenchTask("arithmetic", "How much is 250 minus 18 times 3?", 196),
+    BenchTask("strings", "What is the first letter of 'zebra'?", "z"),
+    BenchTask("strings", "How many letters 'a' are in 'banana'?", 3),
+    BenchTask("strings", "Join the words 'ice' and 'cream' with a hyphen.", "ice-cream"),
+    BenchTask("strings", "Repeat 'ab' 3 times with no spaces.", "ababab"),
+    BenchTask("dates", "What year is 25 years after 2003?", 2028),
+    BenchTask("dates", "Which month comes 3 months after October? Give its name.", "January"),
+    BenchTask("units", "How many weeks are in 84 days?", 12),
+    BenchTask("units", "Convert 3 feet to inches.", 36),
+    BenchTask("units", "How many grams are in 0.75 kilograms?", 750),
+    BenchTask("units", "How many millimeters are in 4 centimeters?", 40),
+    BenchTask("units", "How many hours are in 2 weeks?", 336),
+]
