@@ -74,14 +74,32 @@ class ConversationHandlers:
         wanted = state.get("current") if isinstance(state, dict) else None
         return self._open(owner, wanted, page)
 
-    def new_chat(self, state: Any, page: str | None = None) -> Loaded:
+    def new_chat(self, state: Any, page: str | None = None, model: str | None = None) -> Loaded:
         """Start a new conversation; the others stay in the list.
 
         Args:
             state: The browser's state.
             page: The page's session hash.
+            model: The model spec picked for it (None: the app's default).
         """
-        return self._open(owner_of(state), None, page)
+        return self._open(owner_of(state), None, page, model)
+
+    def pick_model(self, model: str | None, conversation_id: str | None) -> bool:
+        """The visitor picked a model: the shown conversation takes it while it has no
+        turns (its agent is prepared again); otherwise it applies to the next new chat.
+
+        Args:
+            model: The picked model spec ("" or None: the app's default).
+            conversation_id: The conversation shown.
+
+        Returns:
+            True when the shown conversation now uses `model`.
+        """
+        session = self.registry.get(conversation_id)
+        if session is None or not session.use_model(model or None):
+            return False
+        session.prepare()
+        return True
 
     def switch(
         self, wanted: Any, conversation_id: str | None, state: Any, page: str | None = None
@@ -180,7 +198,7 @@ class ConversationHandlers:
             return True
         return self.keeper.find(owner, conversation_id) is not None
 
-    def _open(self, owner: str, wanted: Any, page: str | None) -> Loaded:
+    def _open(self, owner: str, wanted: Any, page: str | None, model: str | None = None) -> Loaded:
         notes: list[Message] = []
         chat: list[Message] = []
         target = None
@@ -198,6 +216,8 @@ class ConversationHandlers:
             chat, notes = [], problems
         if session.owner is None:
             session.owner = owner
+        if model and target is None:  # a conversation with history keeps its own model
+            session.use_model(model)
         session.prepare()
         state = {"owner": owner, "current": session.id}
         return session.id, chat + notes, state, self.choices(owner)

@@ -129,28 +129,58 @@ class AgentFactory:
     """Builds one agent per conversation from the app's settings.
 
     The model is shared (loaded once, in the background); a scripted model is built per
-    conversation so each replays its own script. Every agent gets the document tools for
-    its conversation's upload folder, which its sandbox may read.
+    conversation so each replays its own script. A conversation may pick another of
+    `settings.models`: each gets its own loader, started when first picked. Every agent gets
+    the document tools for its conversation's upload folder, which its sandbox may read.
 
     Args:
         settings: The app settings.
-        loader: The shared model loader.
+        loader: The shared loader of the default model (`settings.model`).
+        make_loader: Builds the loader of another picked spec (default: `ModelLoader`).
     """
 
-    def __init__(self, settings: Any, loader: Any):
+    def __init__(self, settings: Any, loader: Any, make_loader: Callable[[str], Any] | None = None):
         self.settings = settings
         self.loader = loader
+        self._make_loader = make_loader or _model_loader
+        self._loaders: dict[str, Any] = {}
+        self._loaders_lock = threading.Lock()
         resolve_tools(settings.tools)  # fail at start-up, not at the first message
 
-    def _model(self) -> Any:
-        spec = self.settings.model or "local"
-        if spec.startswith("scripted:"):
+    def loader_for(self, spec: str | None) -> Any:
+        """The loader of `spec` (the default model's for None), made on first use.
+
+        Args:
+            spec: A model spec from `settings.models`, or None.
+
+        Raises:
+            AgentConfigError: A spec the app was not configured with.
+        """
+        spec = self._picked(spec)
+        if spec is None:
+            return self.loader
+        with self._loaders_lock:
+            if spec not in self._loaders:
+                self._loaders[spec] = self._make_loader(spec)
+            return self._loaders[spec]
+
+    def _picked(self, spec: str | None) -> str | None:
+        """`spec` when it is another of `settings.models`, None for the default model."""
+        if spec is None or spec == (self.settings.model or "local"):
+            return None
+        if spec not in self.settings.models:
+            raise AgentConfigError(f"Model {spec!r} is not one of this app's --models.")
+        return spec
+
+    def _model(self, spec: str | None = None) -> Any:
+        chosen = self._picked(spec) or self.settings.model or "local"
+        if chosen.startswith("scripted:"):
             from agents.models.spec import model_from_spec
 
-            return model_from_spec(spec)
-        return self.loader.get()
+            return model_from_spec(chosen)
+        return self.loader_for(spec).get()
 
-    def __call__(self, upload_dir: Path) -> MultiStepAgent:
+    def __call__(self, upload_dir: Path, model: str | None = None) -> MultiStepAgent:
         from agents.console import LogLevel
         from tools.documents import document_tools
 
@@ -167,7 +197,7 @@ class AgentFactory:
             from agents.tool_calling_agent import ToolCallingAgent
 
             return ToolCallingAgent(
-                tools, self._model(), small_model=settings.small_model, **common
+                tools, self._model(model), small_model=settings.small_model, **common
             )
         from agents.code_agent import CodeAgent
 
@@ -181,9 +211,15 @@ class AgentFactory:
             executor_kwargs["memory_limit_mb"] = settings.sandbox_memory_mb
         return CodeAgent(
             tools,
-            self._model(),
+            self._model(model),
             executor_type=settings.executor,
             executor_kwargs=executor_kwargs,
             small_model=settings.small_model,
             **common,
         )
+
+
+def _model_loader(spec: str) -> Any:
+    from smolui.model_loader import ModelLoader
+
+    return ModelLoader(spec)

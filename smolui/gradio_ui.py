@@ -102,6 +102,16 @@ class GradioUI(GradioUIApiMixin):
             reset_agent_memory=self.reset_agent_memory,
         )
 
+    def _model_choices(self) -> list[tuple[str, str]]:
+        """The model picker's choices: `settings.models` when the app builds its own agents
+        (an `AgentFactory`); none for an agent or factory a script passed in."""
+        from smolui.factory import AgentFactory
+        from smolui.model_picker import model_choices
+
+        if not isinstance(self.factory, AgentFactory) or not self.settings.models:
+            return []
+        return model_choices(self.settings.model, self.settings.models)
+
     def create_app(self) -> Any:
         """Build the Blocks app (not launched). Returns the `gr.Blocks`."""
         from smolui.admission import build_admission
@@ -126,7 +136,11 @@ class GradioUI(GradioUIApiMixin):
         conversations = ConversationHandlers(self.registry, self.keeper)
         sign_in = self.admission.sign_in
         layout = build_layout(
-            self.title, policy.file_types, self.examples, sign_in_button=sign_in.add_button
+            self.title,
+            policy.file_types,
+            self.examples,
+            sign_in_button=sign_in.add_button,
+            models=self._model_choices(),
         )
         with layout.demo:
             wire(

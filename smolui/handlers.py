@@ -350,8 +350,9 @@ class ChatHandlers:
         files = session.files if session is not None else []
         reading = [os.path.basename(path) for path in (pending or {}).get("files") or []]
         config = self.config
+        picked = session.model if session is not None else None
         return side_panel(
-            config.model_label(),
+            picked or config.model_label(),
             agent,
             config.executor_type,
             config.max_steps,

@@ -61,6 +61,7 @@ class Layout:
     rename: Any = None
     delete: Any = None
     delete_all: Any = None
+    model: Any = None
 
 
 def _manage() -> dict[str, Any]:
@@ -98,13 +99,16 @@ def _manage() -> dict[str, Any]:
     }
 
 
-def _sidebar() -> tuple[Any, ...]:
+def _sidebar(models: list[tuple[str, str]] | None) -> tuple[Any, ...]:
     """New chat, past conversations, the side panel and export (inside a Blocks context)."""
     import gradio as gr
 
+    from smolui.model_picker import model_picker
+
     with gr.Sidebar(label="Conversations", open=True, width=300):
         new_chat = gr.Button("+ New chat", size="sm", elem_classes="new-chat-button")
-        manage = _manage()
+        picker = model_picker(models or [])
+        manage = {**_manage(), "model": picker}
         conversations = gr.Radio(
             choices=[], label="Past conversations", elem_classes="conversation-list"
         )
@@ -122,6 +126,7 @@ def build_layout(
     examples: list[dict[str, Any]] | None = None,
     state_key: str = DEFAULT_STATE_KEY,
     sign_in_button: Callable[[], Any] | None = None,
+    models: list[tuple[str, str]] | None = None,
 ) -> Layout:
     """Create the Blocks and its components.
 
@@ -131,6 +136,8 @@ def build_layout(
         examples: Example prompts (`{"text", "files"}`); None for the defaults.
         state_key: Key that obfuscates the browser's stored conversations.
         sign_in_button: Adds a sign-in button under the header (Sign in with Hugging Face).
+        models: The model picker's choices (`model_picker.model_choices`); hidden when fewer
+            than two.
     """
     import gradio as gr
 
@@ -140,7 +147,8 @@ def build_layout(
         )
         conversation_id = gr.State(None)
         pending = gr.State(None)
-        new_chat, conversations, panel, export_md, export_json, export_file, manage = _sidebar()
+        sidebar = _sidebar(models)
+        new_chat, conversations, panel, export_md, export_json, export_file, manage = sidebar
         gr.Markdown(
             f"## {title}\nAsk anything: the agent thinks, writes Python, runs it and answers.",
             elem_classes="smolui-header",

@@ -19,6 +19,8 @@ class Settings:
 
     Args:
         model: Model spec string ("local", "scripted:...", "hf:<id>", "openai:<id>@<url>", ...).
+        models: Model specs a visitor may pick for a new conversation (the sidebar shows a
+            picker when there are two or more); `model` stays the default.
         agent_type: "code" (CodeAgent) or "tool_calling" (ToolCallingAgent).
         tools: Names of the tools to give each agent.
         executor: Where code runs: "sandbox" (confined worker), "local" (in-process), or a
@@ -61,6 +63,7 @@ class Settings:
     """
 
     model: str = "local"
+    models: tuple[str, ...] = ()
     agent_type: str = "code"
     tools: tuple[str, ...] = ()
     executor: str = "sandbox"
@@ -108,6 +111,8 @@ class Settings:
 _FLAGS: dict[str, tuple[str, str]] = {
     "model": ("SMOLUI_MODEL", "model string: 'local' (offline SmolLM2 via llama.cpp), "
               "'hf:<model id>', 'openai:<model>@<base url>', ... (all forms below)"),
+    "models": ("SMOLUI_MODELS", "comma-separated model strings (as --model) a visitor may pick "
+               "for a new conversation, e.g. local,scripted:demo,openai:gpt-4o-mini"),
     "agent_type": ("SMOLUI_AGENT_TYPE", "'code' (writes Python) or 'tool_calling' (JSON tool calls)"),
     "tools": ("SMOLUI_TOOLS", "comma-separated extra tools for each agent: web_search, "
               "visit_webpage, transcriber, python_interpreter (document tools are always on)"),
@@ -270,6 +275,12 @@ def validate(settings: Settings) -> str | None:
     Args:
         settings: The settings to check.
     """
+    from agents.models.spec import spec_problem
+
+    for spec in settings.models:
+        problem = spec_problem(spec)
+        if problem:
+            return f"--models: {problem} (`python app.py --help` lists the valid forms)"
     if settings.agent_type not in ("code", "tool_calling"):
         return f"agent type must be 'code' or 'tool_calling', not {settings.agent_type!r}"
     from agents.executors import EXECUTOR_TYPES

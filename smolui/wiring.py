@@ -118,9 +118,17 @@ def _conversation_adapters(
         loaded = opened(conversations.load(owned(store, request, profile), _page(request)))
         return (*loaded, gr.MultimodalTextbox(interactive=True))
 
-    def new_chat(store: Any, request: gr.Request, profile: gr.OAuthProfile | None) -> tuple:
-        result = conversations.new_chat(owned(store, request, profile), _page(request))
+    def new_chat(
+        store: Any, model: Any, request: gr.Request, profile: gr.OAuthProfile | None
+    ) -> tuple:
+        store = owned(store, request, profile)
+        result = conversations.new_chat(store, _page(request), str(model or "") or None)
         return (*opened(result), gr.MultimodalTextbox(interactive=True))
+
+    def pick_model(model: Any, conversation_id: Any) -> str:
+        if not conversations.pick_model(str(model or ""), conversation_id):
+            gr.Info("This conversation keeps its model; the one picked is for new chats.")
+        return chat.side_panel(conversation_id)
 
     def switch(
         wanted: Any,
@@ -185,6 +193,7 @@ def _conversation_adapters(
     return {
         "load": load,
         "new_chat": new_chat,
+        "pick_model": pick_model,
         "switch": switch,
         "unload": unload,
         "follow": follow,
@@ -288,7 +297,10 @@ def wire(
     # An export link is for the chat it was made from: any change of the chat hides it
     # (in the browser only, so streaming turns cost no extra requests).
     ui.chatbot.change(None, None, ui.export_file, js="() => null", show_progress="hidden")
-    ui.new_chat.click(fn["new_chat"], [ui.store], [*opened, ui.textbox], queue=False)
+    ui.new_chat.click(fn["new_chat"], [ui.store, ui.model], [*opened, ui.textbox], queue=False)
+    # Queued (without a limit) so its "keeps its model" notice can reach the page.
+    pick = dict(concurrency_limit=None, show_progress="hidden")
+    ui.model.input(fn["pick_model"], [ui.model, ui.conversation_id], [ui.panel], **pick)
     # A page that opens a conversation while its turn runs (reload, second tab) follows the turn.
     follow = (fn["follow"], [ui.conversation_id], [ui.chatbot, ui.textbox, ui.stop])
     follow_options = dict(concurrency_limit=None, show_progress="hidden")

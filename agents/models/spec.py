@@ -41,11 +41,26 @@ def model_from_spec(spec: str, **kwargs: Any) -> Model:
     text = (spec or "").strip()
     if text in ("local", "default"):
         return default_model(**kwargs)
+    problem = spec_problem(text)
+    if problem:
+        raise AgentConfigError(f"{problem}; {SPEC_FORMS}")
+    kind, _, rest = text.partition(":")
+    return _BUILDERS[kind.lower()](rest.strip(), kwargs)
+
+
+def spec_problem(spec: str) -> str | None:
+    """Say why `spec` is in none of the valid forms, or None when it is (builds nothing).
+
+    Args:
+        spec: The model string; see `SPEC_FORMS` for the forms.
+    """
+    text = (spec or "").strip()
+    if text in ("local", "default"):
+        return None
     kind, sep, rest = text.partition(":")
-    builder = _BUILDERS.get(kind.lower()) if sep else None
-    if builder is None or not rest.strip():
-        raise AgentConfigError(f"Unknown model string {spec!r}; {SPEC_FORMS}")
-    return builder(rest.strip(), kwargs)
+    if not sep or kind.lower() not in _BUILDERS or not rest.strip():
+        return f"Unknown model string {spec!r}"
+    return None
 
 
 def default_model(**kwargs: Any) -> Model:

@@ -302,6 +302,6 @@ def _adapt_factory(factory: Callable[..., MultiStepAgent]) -> Callable[[Path], M
         params = [p for p in inspect.signature(factory).parameters.values() if p.kind in positional]
     except (TypeError, ValueError):
         params = []
-    if params:
-        return lambda upload_dir: factory(upload_dir)
+    if params:  # a model spec follows the folder when the conversation picked one
+        return lambda upload_dir, *model: factory(upload_dir, *model)
     return lambda upload_dir: factory()

@@ -55,6 +55,8 @@ class Session:
             still shows them; deleting the conversation deletes them).
         restore: Called with the agent right after it is built (memory from the store).
         resume_note: One line for the model on the next turn (variables were lost), or None.
+        model: The model spec this conversation's agent is built with (None: the app's
+            default); set before the agent is built (see `prepare`).
     """
 
     id: str
@@ -73,6 +75,7 @@ class Session:
     keep_files: bool = False
     restore: Callable[[MultiStepAgent], None] | None = None
     resume_note: str | None = None
+    model: str | None = None
     saved_files: int = 0
     live_turn: Any = None  # the running (or last) turn's LiveTurn, for pages that reattach
     stop_requested: threading.Event = field(default_factory=threading.Event)
@@ -109,7 +112,9 @@ class Session:
                 logger.info("creating the agent of a new conversation")
                 # The folder exists before the agent: a sandbox worker started early (see
                 # `prepare`) can only be granted access to a folder that exists.
-                agent = self.make_agent(session_folder(self.upload_root, self.folder))
+                folder = session_folder(self.upload_root, self.folder)
+                model = () if self.model is None else (self.model,)
+                agent = self.make_agent(folder, *model)
                 if not isinstance(agent, MultiStepAgent):
                     raise TypeError(
                         "The agent factory must return an agent (a MultiStepAgent such as "
@@ -130,6 +135,37 @@ class Session:
         """True once the agent was built (and until the conversation closes)."""
         return self._agent is not None
 
+    @property
+    def has_history(self) -> bool:
+        """True once a turn ran here (or the conversation was resumed from the store)."""
+        agent = self._agent
+        ran = agent is not None and bool(agent.memory.steps)
+        return ran or self.live_turn is not None or self.restore is not None
+
+    def use_model(self, spec: str | None) -> bool:
+        """Build this conversation's agent with the model `spec` (None: the app's default).
+
+        Only a conversation without history changes model: an agent prepared already for
+        another model is closed, and the next `prepare` (or turn) builds the new one.
+        Returns False, changing nothing, when the conversation has history or a turn runs.
+
+        Args:
+            spec: A model spec the app's factory accepts, or None.
+        """
+        if spec == self.model:
+            return True
+        if self.has_history or self.busy:
+            return False
+        with self._agent_lock:
+            agent, self._agent = self._agent, None
+            self.model = spec
+        if agent is not None:
+            try:
+                agent.close()
+            except Exception:
+                logger.exception("closing an agent prepared for another model failed")
+        return True
+
     def prepare(self) -> threading.Thread | None:
         """Build the agent and start its executor in the background (the page just opened).
 
@@ -145,7 +181,10 @@ class Session:
 
     def _prepare(self) -> None:
         try:
-            self.agent.warm_up()
+            agent = self.agent
+            agent.warm_up()
+            if self._agent is not agent and not self._closed:  # replaced by `use_model`
+                agent.close()  # it was closed before this warm-up started its executor
         except Exception:
             logger.warning("preparing a conversation's agent failed", exc_info=True)
 
