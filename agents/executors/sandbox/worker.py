@@ -10,7 +10,6 @@ is imported here, so a fresh worker starts fast and stays small.
 from __future__ import annotations
 
 import builtins
-import gc
 import json
 import mmap
 import os
@@ -116,13 +115,9 @@ class Worker:
             "checkpoint": self.checkpoint,
             "rollback": self.rollback,
         }
-        # The worker's own objects (and, below, the preloaded data stack) live as long as it
-        # does: frozen, the collections that agent code triggers never scan them again.
-        gc.freeze()
         while True:
             if self.preload and preload_while_idle(self.channel.read_fd, self.preload):
                 self.preload = []  # idle before the first code: the data stack is imported
-                gc.freeze()
             try:
                 message = self.channel.receive()
             except ChannelClosed:
