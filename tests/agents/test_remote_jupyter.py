@@ -117,14 +117,14 @@ def test_an_endless_loop_is_interrupted_and_the_model_told_variables_were_lost(g
             code("kept = 7\nwhile True:\n    pass"),
             code("print('kept' in globals())\nfinal_answer(shout('next'))"),
         ],
-        timeout=3,
+        timeout=6,  # the loop's budget; also the next step's, right after the kernel restart
     )
     try:
         started = time.monotonic()
         assert agent.run("loop") == "NEXT"
-        assert time.monotonic() - started < 30
+        assert time.monotonic() - started < 40
         error = str(agent.memory.steps[1].error)
-        assert "timed out after 3 seconds" in error and "variables" in error
+        assert "timed out after 6 seconds" in error and "variables" in error
         assert "False" in agent.memory.steps[2].observations
     finally:
         agent.close()
