@@ -18,6 +18,7 @@ import pytest
 
 from agents.errors import AgentExecutionError
 from agents.executors.sandbox import SandboxExecutor, identity, view
+from tests.agents.test_sandbox_hardening import run
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux sandbox")
 
@@ -57,14 +58,6 @@ def sandbox(private_folder, open_folder):
         pytest.skip(f"no uid of its own here: {report['notes'].get('own_uid')}")
     yield executor
     executor.close()
-
-
-def run(executor: SandboxExecutor, code: str) -> object:
-    """The step's output, or the AgentExecutionError it raised."""
-    try:
-        return executor(textwrap.dedent(code)).output
-    except AgentExecutionError as error:
-        return error
 
 
 def test_the_worker_runs_under_an_unprivileged_id_of_its_own(sandbox):
