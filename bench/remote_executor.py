@@ -24,6 +24,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.executors.remote import JupyterExecutor  # noqa: E402
+from agents.executors.remote.gateway import GatewayKernel  # noqa: E402
 from agents.executors.sandbox import SandboxExecutor  # noqa: E402
 from tests.kernel_gateway import KernelGateway  # noqa: E402
 from tools import tool  # noqa: E402
@@ -108,6 +109,17 @@ def cpu_per_execution(gateway: KernelGateway, runs: int) -> None:
         executor.close()
     parts = ", ".join(f"{name} {ms:.2f}" for name, ms in used.items())
     print(f"  CPU per execution of `pass`: {parts} ms (sum {sum(used.values()):.2f} ms)")
+    print(f"  websocket framing: {framing(gateway)}")
+
+
+def framing(gateway: KernelGateway) -> str:
+    """Which kernel websocket framing the gateway agreed on (see agents/executors/remote/wire.py)."""
+    kernel = GatewayKernel(gateway.url, gateway.token)
+    try:
+        kernel.start()
+        return kernel.subprotocol or "legacy JSON text frames"
+    finally:
+        kernel.shutdown()
 
 
 def main() -> None:

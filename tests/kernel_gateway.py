@@ -35,11 +35,17 @@ class KernelGateway:
         startup_timeout: Seconds to wait for the gateway to answer.
         port: The port to listen on (default: a free one).
         token: The auth token (default: a random one).
+        extra_args: More command-line options for the gateway (its traitlets config).
     """
 
     def __init__(
-        self, startup_timeout: float = 60.0, port: int | None = None, token: str | None = None
+        self,
+        startup_timeout: float = 60.0,
+        port: int | None = None,
+        token: str | None = None,
+        extra_args: tuple[str, ...] = (),
     ) -> None:
+        self.extra_args = list(extra_args)
         self.port = port or _free_port()
         self.token = token or secrets.token_urlsafe(16)
         self.url = f"http://127.0.0.1:{self.port}"
@@ -51,7 +57,7 @@ class KernelGateway:
         command = [
             sys.executable, "-m", "kernel_gateway", "--ip=127.0.0.1", f"--port={self.port}",
             "--port_retries=0", f"--KernelGatewayApp.auth_token={self.token}",
-            "--JupyterWebsocketPersonality.list_kernels=True",
+            "--JupyterWebsocketPersonality.list_kernels=True", *self.extra_args,
         ]  # fmt: skip
         env = {k: v for k, v in os.environ.items() if not k.endswith("_TOKEN")}
         env["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"

@@ -57,11 +57,33 @@ def tool_source(tool: Tool) -> str:
     return f"{body}\n\n\n{code.rstrip()}\n"
 
 
+def plain_function_source(tool: Tool) -> tuple[str, str]:
+    """The source of a module that defines a `@tool` function undecorated, and its name:
+    for running the function where this project is not installed (a remote kernel).
+
+    Args:
+        tool: A `@tool` function tool.
+
+    Raises:
+        ToolDefinitionError: Not a `@tool` function, or it uses a name defined outside it
+            that is neither an import nor a simple constant.
+    """
+    function = getattr(tool, "function", None)
+    if function is None or isinstance(getattr(tool, "source_code", None), str):
+        raise ToolDefinitionError(
+            f"{tool.name} is not a @tool function (only those can be shipped by source)."
+        )
+    code = _function_source(function, decorated=False)
+    imports, constants = _dependencies(tool.name, code, [], inspect.getmodule(function))
+    lines = ["from __future__ import annotations", *dict.fromkeys(imports), *constants]
+    return "\n".join(lines) + f"\n\n\n{code.rstrip()}\n", function.__name__
+
+
 def _identifier(name: str) -> str:
     return name if name.isidentifier() else "tool"
 
 
-def _function_source(function: Any) -> str:
+def _function_source(function: Any, decorated: bool = True) -> str:
     try:
         source = textwrap.dedent(inspect.getsource(function))
     except (OSError, TypeError) as error:
@@ -71,7 +93,7 @@ def _function_source(function: Any) -> str:
         ) from error
     node = ast.parse(source).body[0]
     lines = source.splitlines()[node.lineno - 1 :]  # drops the original decorators
-    return "@tool\n" + "\n".join(lines)
+    return ("@tool\n" if decorated else "") + "\n".join(lines)
 
 
 def _class_source(cls: type) -> tuple[str, list[str]]:

@@ -309,3 +309,20 @@ def test_the_docker_executor_runs_code_in_the_container_it_starts_and_removes_it
     finally:
         executor.close()
     assert len(engine.removed) == 1 and executor.url == ""
+
+
+def test_tools_sent_again_unchanged_are_not_reloaded_into_the_kernel(gateway):
+    executor = JupyterExecutor(gateway.url, gateway.token, timeout=20)
+    try:
+        executor.send_tools({"shout": shout})
+        assert executor("shout('a')").output == "A"
+        executor("shout = 'replaced by the code'")
+        executor.send_tools({"shout": shout})  # what an agent does before each run
+        assert executor("shout").output == "replaced by the code"
+        executor.send_tools({"shout": shout, "host_pid": host_pid})  # changed: loaded again
+        assert executor("(shout('b'), host_pid())").output == ("B", os.getpid())
+        executor.reset()  # a restarted kernel gets them again
+        executor.send_tools({"shout": shout, "host_pid": host_pid})
+        assert executor("shout('c')").output == "C"
+    finally:
+        executor.close()

@@ -1,6 +1,7 @@
 """Remote code executors: Jupyter kernels behind a gateway, Docker, E2B and Modal.
 
-All of them run the code in a Jupyter kernel and keep tools on the host (see `base`).
+All of them run the code in a Jupyter kernel and keep tools on the host (see `base`,
+`host_calls`); `kernel_link` holds the kernel, `gateway` and `wire` talk to it.
 Nothing heavy is imported here: each backend imports its SDK when it is built.
 """
 

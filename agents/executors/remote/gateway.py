@@ -1,21 +1,22 @@
 """A client for one kernel behind a Jupyter Kernel Gateway (or Enterprise Gateway).
 
 REST for the kernel's life (`POST /api/kernels`, `/interrupt`, `/restart`, `DELETE`), and
-the websocket `api/kernels/<id>/channels` for messages: every Jupyter message travels
-there as JSON with a `channel` field (shell, iopub, stdin, control). Messages are built
-by `jupyter_client.session.Session` and serialized with `jupyter_client.jsonutil`, the
-same code Jupyter's own clients use; frames are handled by `websocket-client`.
+the websocket `api/kernels/<id>/channels` for messages of every channel (shell, iopub,
+stdin, control), framed as `wire` describes (the binary v1 framing when the server offers
+it). Messages are built and packed by `jupyter_client.session.Session`, the same code
+Jupyter's own clients use; frames are handled by `websocket-client`.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import socket
 import time
 import uuid
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
+
+from agents.executors.remote import wire
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +68,14 @@ class GatewayKernel:
         # signs messages itself, and this side never serializes them to ZeroMQ frames.
         self._session = Session(username="smolui", key=uuid.uuid4().hex.encode())
         self._ws: Any = None
+        self._binary = False  # the server agreed on the v1 framing
+        self._offer_v1 = True  # False once the server refused it
+
+    @property
+    def subprotocol(self) -> str | None:
+        """The websocket framing the server agreed on: `wire.V1_PROTOCOL`, or None for the
+        legacy JSON frames (or while not connected)."""
+        return wire.V1_PROTOCOL if self._ws is not None and self._binary else None
 
     # -- REST ----------------------------------------------------------------------------------
 
@@ -137,22 +146,40 @@ class GatewayKernel:
             f"{scheme}{self.url[self.url.index(':') :]}/api/kernels/"
             f"{quote(str(self.kernel_id))}/channels?session_id={uuid.uuid4().hex}"
         )
-        header = [f"Authorization: token {self.token}"] if self.token else []
         try:
-            # UTF-8 is checked when the JSON is decoded; websocket-client's own per-byte
-            # check in Python cost more than a millisecond per execution.
-            self._ws = websocket.create_connection(
-                address,
-                header=header,
-                timeout=self.request_timeout,
-                enable_multithread=True,
-                skip_utf8_validation=True,
-            )
+            self._ws = self._open_websocket(address)
         except (OSError, websocket.WebSocketException) as error:
             raise GatewayError(
                 f"Could not open the kernel's websocket at {address}: {error}"
             ) from None
+        self._binary = self._ws.getsubprotocol() == wire.V1_PROTOCOL
         self._wait_ready()
+
+    def _open_websocket(self, address: str) -> Any:
+        """Connect, asking for the v1 framing; a server that refuses the handshake for it
+        (it predates jupyter_server 2) is asked again without, from then on."""
+        import websocket
+
+        header = [f"Authorization: token {self.token}"] if self.token else []
+        # UTF-8 is checked when the JSON is decoded; websocket-client's own per-byte
+        # check in Python cost more than a millisecond per execution.
+        options = dict(
+            header=header,
+            timeout=self.request_timeout,
+            enable_multithread=True,
+            skip_utf8_validation=True,
+        )
+        if self._offer_v1:
+            try:
+                return websocket.create_connection(
+                    address, subprotocols=[wire.V1_PROTOCOL], **options
+                )
+            except websocket.WebSocketBadStatusException:
+                raise  # refused (auth, unknown kernel): asking again would not help
+            except websocket.WebSocketException:
+                logger.info("the gateway at %s does not offer %s", self.url, wire.V1_PROTOCOL)
+                self._offer_v1 = False
+        return websocket.create_connection(address, **options)
 
     def _wait_ready(self) -> None:
         deadline = time.monotonic() + self.request_timeout
@@ -186,14 +213,15 @@ class GatewayKernel:
     ) -> str:
         """Send one message on a channel; return its msg_id."""
         import websocket
-        from jupyter_client.jsonutil import json_default
 
         if self._ws is None:
             raise GatewayClosed("The kernel's websocket is not open.")
         message = self._session.msg(msg_type, content=content, parent=parent)
-        message["channel"] = channel
         try:
-            self._ws.send(json.dumps(message, default=json_default))
+            if self._binary:
+                self._ws.send_binary(wire.encode_v1(message, channel, self._session.pack))
+            else:
+                self._ws.send(wire.encode_legacy(message, channel))
         except (OSError, websocket.WebSocketException) as error:
             raise self._closed(error) from None
         return message["header"]["msg_id"]
@@ -219,11 +247,14 @@ class GatewayKernel:
             raise self._closed(error) from None
         if not frame:
             raise self._closed("it closed the websocket")
-        if isinstance(frame, bytes):
-            frame = frame.decode("utf-8", "replace")
-        message = json.loads(frame)
-        message.setdefault("msg_type", message.get("header", {}).get("msg_type"))
-        return message
+        try:
+            if self._binary and isinstance(frame, bytes):
+                return wire.decode_v1(frame, self._session.unpack)
+            return wire.decode_legacy(frame)
+        except wire.MalformedMessage as error:
+            raise GatewayError(
+                f"The Jupyter gateway at {self.url} sent a message that is not Jupyter's: {error}"
+            ) from None
 
 
 def _describe(error: object) -> str:

@@ -80,6 +80,19 @@ def install_tools(names: list[str]) -> None:
     shell.user_ns["final_answer"] = final_answer
 
 
+def ship_tools(sources: dict) -> None:
+    """Define tools shipped by source (name -> [module source, function name]); calls to
+    them run here in the kernel, not on the host."""
+    shell = get_ipython()
+    for name, (source, function_name) in sources.items():
+        namespace = {"__name__": f"_smolui_tool_{name}"}
+        try:
+            exec(compile(source, f"<tool {name}>", "exec"), namespace)
+        except Exception as error:
+            raise ToolError(f"tool {name} could not be defined in the kernel: {error!r}") from None
+        shell.user_ns[name] = namespace[function_name]
+
+
 def set_vars(payload: str) -> None:
     """Bind variables sent by the host (JSON; pickle allowed: the host is trusted)."""
     values = _codec().decode_value(json.loads(payload), trusted=True)
@@ -173,3 +186,21 @@ def setup() -> None:
     # Only what the host reads: HTML, LaTeX, SVG... of every value cost time and go unused.
     shell.display_formatter.active_types = ["text/plain", "image/png", VALUE_MIME]
     shell.set_custom_exc((FinalAnswer,), _swallow_final_answer)
+    _trim_per_execution_costs(shell.kernel)
+
+
+def _trim_per_execution_costs(kernel) -> None:
+    """Two costs ipykernel pays on every execution that this host does not need.
+
+    - It sleeps 0.5 ms before each `execute_reply` (`Kernel._execute_sleep`, a config
+      trait) so that output flushed just before reaches clients ahead of the reply. The host
+      reads output until the kernel's `idle` status, which is published after both.
+    - Its logger lets debug records through (traitlets leaves the level to the handlers),
+      so every message builds log records that no handler prints.
+    """
+    if kernel.has_trait("_execute_sleep"):
+        kernel._execute_sleep = 0.0
+    log = kernel.log
+    levels = [handler.level for handler in log.handlers]
+    if levels and log.level < min(levels):
+        log.setLevel(min(levels))

@@ -8,8 +8,13 @@ it). Files over the per-file cap, or past the per-kernel total, are skipped with
 
 from __future__ import annotations
 
+import base64
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
+
+_PIECE_BYTES = 3 * 1024 * 1024  # gateways cap websocket messages (tornado at 10 MB)
 
 
 @dataclass
@@ -60,6 +65,38 @@ class UploadSync:
         stat = os.stat(path)
         self._sent[path] = (stat.st_size, stat.st_mtime_ns)
         self._total += stat.st_size
+
+
+def copy_pending(sync: UploadSync, run_code: Callable[[str], Any]) -> list[str]:
+    """Send the files `sync` says the kernel lacks, in pieces, through the bridge's
+    `put_file`; return notes about files skipped or not copied.
+
+    Args:
+        sync: What the kernel holds (updated as files arrive).
+        run_code: Runs bridge code in the kernel and returns its `Outcome`.
+    """
+    paths, notes = sync.pending()
+    for path in paths:
+        error = _send_file(path, run_code)
+        if error:
+            notes.append(f"{os.path.basename(path)} could not be copied to the kernel: {error}")
+        else:
+            sync.mark_sent(path)
+    return notes
+
+
+def _send_file(path: str, run_code: Callable[[str], Any]) -> str | None:
+    with open(path, "rb") as handle:
+        first = True
+        while True:
+            piece = handle.read(_PIECE_BYTES)
+            if not piece and not first:
+                return None
+            data = base64.b64encode(piece).decode()
+            outcome = run_code(f"__smolui__.put_file({path!r}, {data!r}, {first})")
+            if outcome.error:
+                return outcome.error
+            first = False
 
 
 def _files(folders: list[str]) -> list[tuple[str, int, int]]:
