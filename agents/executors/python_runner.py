@@ -135,9 +135,8 @@ def compile_snippet(code: str) -> tuple[ast.Module, Any, Any]:
     tree = ast.parse(code, mode="exec")
     last = None
     if tree.body and isinstance(tree.body[-1], ast.Expr):
-        last = ast.Expression(tree.body.pop().value)
-        ast.fix_missing_locations(last)
-        last = compile(last, "<agent code>", "eval")
+        # The expression keeps the parser's locations; `Expression` itself has none to fix.
+        last = compile(ast.Expression(tree.body.pop().value), "<agent code>", "eval")
     body = compile(tree, "<agent code>", "exec")
     tree.body.append(ast.Pass())  # keep the tree usable for checks
     return tree, body, last
@@ -146,7 +145,8 @@ def compile_snippet(code: str) -> tuple[ast.Module, Any, Any]:
 def run_snippet(code: str, namespace: dict[str, Any], roots: set[str] | None) -> tuple[Any, bool]:
     """Run code in `namespace`; return `(value, is_final_answer)`. Exceptions propagate."""
     tree, body, last = compile_snippet(code)
-    check_imports(tree, roots)
+    if "import" in code:  # an import statement needs the keyword: no walk for most steps
+        check_imports(tree, roots)
     try:
         exec(body, namespace)
         value = eval(last, namespace) if last is not None else None

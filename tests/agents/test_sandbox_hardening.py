@@ -208,28 +208,56 @@ def test_the_data_stack_runs_under_the_allow_list(sandbox):
 # -- lifetime and control --------------------------------------------------------------------
 
 
-def test_the_worker_dies_with_the_app(tmp_path):
+@pytest.mark.parametrize("spare", [False, True], ids=["fresh", "from-the-spare"])
+def test_the_worker_dies_with_the_app(tmp_path, spare):
+    """SIGKILL the app while its worker spins in a step: the worker (and a waiting spare
+    interpreter) must go within seconds, though nothing closed their pipes in order."""
     script = tmp_path / "app.py"
     script.write_text(
         textwrap.dedent(f"""
-        import sys
+        import sys, time
         sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
         from agents.executors.sandbox import SandboxExecutor
-        executor = SandboxExecutor(timeout=60, spare_worker=False)
+        from agents.executors.sandbox.spawn import SPARES
+        executor = SandboxExecutor(timeout=60, spare_worker={spare})
         executor("1")
-        print(executor.worker_pid, flush=True)
+        deadline = time.monotonic() + 10
+        while {spare} and SPARES.spare is None and time.monotonic() < deadline:
+            time.sleep(0.05)  # the pool refills in the background
+        spare = SPARES.spare.proc.pid if SPARES.spare is not None else 0
+        print(executor.worker_pid, spare, flush=True)
         executor("while True:\\n    pass")
         """)
     )
     app = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
-    worker = int(app.stdout.readline())
-    time.sleep(0.3)
-    app.kill()
-    app.wait()
+    try:
+        worker, spare_pid = map(int, app.stdout.readline().split())
+        assert _spins(worker), "the worker never started the endless step"
+        assert not spare or _running(spare_pid), "no spare interpreter was waiting"
+    finally:
+        app.kill()
+        app.wait()
     deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and _running(worker):
+    while time.monotonic() < deadline and (_running(worker) or (spare and _running(spare_pid))):
         time.sleep(0.05)
     assert not _running(worker), "the worker outlived the app"
+    assert not (spare and _running(spare_pid)), "the spare interpreter outlived the app"
+
+
+def _spins(pid: int, timeout: float = 10.0) -> bool:
+    """True once the process has used a tenth of a CPU-second more than when first seen."""
+    start, deadline = _cpu_seconds(pid), time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if _cpu_seconds(pid) - start >= 0.1:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as file:
+        fields = file.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _running(pid: int) -> bool:

@@ -1,6 +1,7 @@
 """The sandbox executor: Python runs in a confined worker process, tools run in the host.
 
-Host side: `executor` (`SandboxExecutor`, the `CodeExecutor`), `execution` (one run of
+Host side: `executor` (`SandboxExecutor`, the `CodeExecutor`), `slot` (its one worker:
+started, given the executor's state, replaced, asked), `execution` (one run of
 code: tool calls, deadline, Stop), `watch` (disk and thread limits), `budget` and
 `results` (what may come back, and how), `process` and `spawn` (starting, watching and
 killing workers; `pidns` starts each in a PID namespace of its own), `environment` (what

@@ -9,14 +9,13 @@ trusts nothing the worker enforces: it caps what comes back (`budget`), keeps a 
 deadline that counts tool time, drops stale frames (every request carries an id; see
 `execution`), and on timeout, crash, an unread tool reply, code that ignores Stop, or a
 limit it enforces (disk, threads; see `watch`), kills and replaces the worker and tells
-the model its variables were lost."""
+the model its variables were lost. Starting, replacing and asking the worker: `slot`."""
 
 from __future__ import annotations
 
 import logging
 import tempfile
 import threading
-import time
 import weakref
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,7 +26,6 @@ from agents.executors.base import CodeOutput
 from agents.executors.preload import modules_to_preload
 from agents.executors.python_runner import DEFAULT_MAX_LOG_CHARS, authorized_roots
 from agents.executors.sandbox.budget import BudgetLimits, StepBudget
-from agents.executors.sandbox.channel import ChannelClosed, ChannelTimeout, ProtocolViolation
 from agents.executors.sandbox.cleanup import remove_tree
 from agents.executors.sandbox.environment import (
     default_read_only_paths,
@@ -37,14 +35,12 @@ from agents.executors.sandbox.environment import (
 from agents.executors.sandbox.execution import Execution, StopRequest
 from agents.executors.sandbox.process import LOST, WorkerLost, WorkerProcess
 from agents.executors.sandbox.results import result_to_output
-from agents.executors.sandbox.spawn import WorkerStartError
+from agents.executors.sandbox.slot import WorkerSlot
 from agents.executors.sandbox.watch import WorkerWatch, make_folder
 from agents.executors.state import probe_state
-from agents.executors.values import decode_value, encode_value
+from agents.executors.values import decode_value
 
 logger = logging.getLogger(__name__)
-
-LAYERS = ("process", "clean_env", "rlimits", "landlock", "seccomp")
 
 
 class SandboxExecutor:
@@ -162,21 +158,20 @@ class SandboxExecutor:
         }
         self._read_only = list(self._setup["read_only"])
         self.spare_worker = spare_worker
-        self._max_message = (max_output_chars * 4) + (max_image_mb * 2 * 1024 * 1024) + (1 << 20)
+        self._slot = WorkerSlot(
+            self._setup,
+            (max_output_chars * 4) + (max_image_mb * 2 * 1024 * 1024) + (1 << 20),
+            spare_worker=spare_worker,
+            require_isolation=require_isolation,
+            timeout=self.timeout,
+            scratch=self.scratch,
+        )
         self._tools: dict[str, Any] = {}
-        self._variables: dict[str, Any] = {}
-        self._worker: WorkerProcess | None = None
-        self._isolation: dict[str, Any] = {}
         self._lock = threading.RLock()
-        self._request_id = 0  # each request carries one; replies with another are stale
-        self._restore: dict[str, Any] = {}  # plain values for the next worker (after Retry)
         self._note: str | None = None  # told to the model with the next output
-        self._warned = False
         self._closed = False  # a warm-up must not start a worker for a closed executor
-        self._worker_used = False  # has the worker run code (is it no longer fresh)?
         self._checkpoint: int | None = None  # pid of the worker holding it; 0: a fresh state
-        self._holder: list[WorkerProcess | None] = [None]  # what the finalizer must stop
-        self._finalizer = weakref.finalize(self, _cleanup, self._holder, self._own_dir)
+        self._finalizer = weakref.finalize(self, _cleanup, self._slot.holder, self._own_dir)
 
     # -- the CodeExecutor seam ---------------------------------------------------------------
 
@@ -184,8 +179,8 @@ class SandboxExecutor:
     def isolation(self) -> dict[str, Any]:
         """Which layers confine the worker (starts one to find out)."""
         with self._lock:
-            self._ensure_worker()
-            return dict(self._isolation)
+            self._slot.ensure()
+            return dict(self._slot.isolation)
 
     @property
     def state(self) -> dict[str, Any]:
@@ -194,34 +189,31 @@ class SandboxExecutor:
 
     def send_variables(self, variables: dict[str, Any]) -> None:
         with self._lock:
-            self._variables.update(variables)
-            if self._worker is not None:
-                self._request({"t": "vars", "values": encode_value(variables, trusted=True)})
+            self._slot.add_variables(variables)
 
     def send_tools(self, tools: dict[str, Any]) -> None:
         with self._lock:
             self._tools = {name: tool for name, tool in tools.items() if name != "final_answer"}
-            if self._worker is not None:
-                self._request({"t": "tools", "names": sorted(self._tools)})
+            self._slot.set_tools(sorted(self._tools))
 
     def __call__(self, code: str) -> CodeOutput:
         with self._lock:
             self._stop.pending = False
             self._closed = False
-            worker = self._ensure_worker()
-            self._worker_used = True
+            worker = self._slot.ensure()
+            self._slot.used = True
             budget = StepBudget(self._limits)
             try:
                 result = self._execute(worker, code, budget)
                 self._watch.check(worker)
             except WorkerLost as lost:
-                self._discard_worker()
+                self._slot.discard()
                 raise AgentExecutionError(str(lost), state_lost=True) from None
             except (KeyboardInterrupt, SystemExit, AgentExecutionError):
-                self._discard_worker()  # the pipe may be mid-message: never reuse it
+                self._slot.discard()  # the pipe may be mid-message: never reuse it
                 raise
             except Exception as error:  # never a raw exception out of the agent's step
-                self._discard_worker()
+                self._slot.discard()
                 logger.exception("Sandbox step failed in the host")
                 raise AgentExecutionError(
                     f"The sandbox failed ({type(error).__name__}: {error}). {LOST}.",
@@ -235,16 +227,17 @@ class SandboxExecutor:
     def reset(self) -> None:
         """Start over: a fresh worker (no variables, imports or patches) and an empty scratch."""
         with self._lock:
-            self._restore, self._note = {}, None
-            if self._worker is not None and not self._worker_used and self._worker.alive():
+            self._slot.restore, self._note = {}, None
+            worker = self._slot.worker
+            if worker is not None and not self._slot.used and worker.alive():
                 return  # it has run nothing since it started (e.g. a warm-up): already fresh
-            self._discard_worker()
+            self._slot.discard()
             self._watch.empty_scratch()
 
     def close(self) -> None:
         with self._lock:
             self._closed = True
-            self._discard_worker()
+            self._slot.discard()
             self._finalizer()
 
     # -- the rest of the seam ------------------------------------------------------------------
@@ -254,12 +247,12 @@ class SandboxExecutor:
         with self._lock:
             if self._closed:
                 raise AgentConfigError("This executor was closed; running code reopens it.")
-            self._ensure_worker()
+            self._slot.ensure()
 
     @property
     def running(self) -> bool:
         """True while a worker process is alive."""
-        worker = self._worker
+        worker = self._slot.worker
         return worker is not None and worker.alive()
 
     def set_read_paths(self, paths: Sequence[str | Path]) -> None:
@@ -274,17 +267,17 @@ class SandboxExecutor:
         with self._lock:
             if wanted != self._setup["read_only"]:
                 self._setup["read_only"] = wanted
-                self._discard_worker()
+                self._slot.discard()
 
     def checkpoint(self) -> None:
         """Remember which value each variable name has now, for one `rollback`."""
         with self._lock:
-            worker = self._worker
-            if worker is None or not self._worker_used:
+            worker = self._slot.worker
+            if worker is None or not self._slot.used:
                 self._checkpoint = 0
             else:
                 self._checkpoint = worker.pid
-                self._request({"t": "checkpoint"})
+                self._slot.request({"t": "checkpoint"})
 
     def rollback(self) -> bool:
         """Give every name its value at the last `checkpoint`, unbind newer names (changes
@@ -294,23 +287,24 @@ class SandboxExecutor:
             if mark == 0:
                 self.reset()
                 return True
-            worker = self._worker
+            worker = self._slot.worker
             if mark is None or worker is None or worker.pid != mark:
                 return False
-            reply = self._request({"t": "rollback"})
+            reply = self._slot.request({"t": "rollback"})
             if reply.get("changed"):
                 self._restart_after_rollback(reply)
-            return self._worker is worker
+            return self._slot.worker is worker
 
     def interrupt(self) -> None:
         """Stop the running step (it fails with "Interrupted"); variables are kept. Code that
         does not stop within `stop_grace` seconds (it ignores SIGINT) loses its worker."""
-        self._stop.ask(self._worker)
+        self._stop.ask(self._slot.worker)
 
     @property
     def worker_pid(self) -> int | None:
         """The worker's process id (tells one worker from its replacement); None before."""
-        return self._worker.pid if self._worker is not None else None
+        worker = self._slot.worker
+        return worker.pid if worker is not None else None
 
     def __enter__(self) -> SandboxExecutor:
         return self
@@ -318,77 +312,7 @@ class SandboxExecutor:
     def __exit__(self, *_: Any) -> None:
         self.close()
 
-    # -- worker lifecycle ------------------------------------------------------------------------
-
-    def _ensure_worker(self) -> WorkerProcess:
-        if self._worker is not None and self._worker.alive():
-            return self._worker
-        self._discard_worker()
-        worker = WorkerProcess(self._setup, self._max_message, self.spare_worker)
-        try:
-            report = worker.start()
-        except WorkerStartError as error:
-            if self._setup.get("namespaces"):  # e.g. a kernel that half-allows user namespaces
-                logger.warning("Sandbox worker failed with namespaces (%s); trying without", error)
-                self._setup["namespaces"] = False
-                return self._ensure_worker()
-            raise AgentConfigError(
-                f"The code sandbox could not start ({error}). Check that {self.scratch} is "
-                "writable; executor_type='local' runs code unconfined (trusted models only)."
-            ) from None
-        self._worker = self._holder[0] = worker
-        self._worker_used = False
-        self._isolation = self._summarize(report)
-        if self._tools:
-            self._request({"t": "tools", "names": sorted(self._tools)})
-        if self._variables:
-            self._request({"t": "vars", "values": encode_value(self._variables, trusted=True)})
-        if self._restore:
-            restore, self._restore = self._restore, {}
-            self._request({"t": "vars", "values": encode_value(restore, trusted=True)})
-        return worker
-
-    def _summarize(self, report: dict[str, Any]) -> dict[str, Any]:
-        missing = [layer for layer in LAYERS if not report.get(layer)]
-        summary = {
-            **report,
-            "level": "full" if not missing else f"partial (missing: {', '.join(missing)})",
-        }
-        if missing and self.require_isolation:
-            self._discard_worker()
-            raise AgentConfigError(
-                f"The sandbox lacks {', '.join(missing)} here ({report.get('notes')}); "
-                "run on Linux >= 5.13 with libseccomp, or drop require_isolation."
-            )
-        if missing and not self._warned:
-            self._warned = True
-            logger.warning(
-                "Code sandbox runs without %s: %s", ", ".join(missing), report.get("notes")
-            )
-        return summary
-
-    def _discard_worker(self) -> None:
-        if self._worker is not None:
-            self._worker.kill()
-            self._worker = None
-
-    def _request(self, message: dict[str, Any]) -> dict[str, Any]:
-        """Send a request and return the worker's reply ({} when the worker was lost)."""
-        worker = self._worker
-        if worker is None or worker.channel is None:
-            return {}
-        deadline = time.monotonic() + self.timeout
-        ident = self._next_id()
-        try:
-            worker.channel.send({**message, "id": ident}, deadline)
-            while True:
-                reply = worker.channel.receive(deadline)
-                if reply.get("id") == ident:
-                    return reply
-                # else a stale frame (e.g. one the code forged earlier): dropped
-        except (ChannelClosed, ChannelTimeout, ProtocolViolation):
-            self._discard_worker()  # the next execution starts a fresh one and resends state
-        return {}
+    # -- Retry and one execution -------------------------------------------------------------
 
     def _restart_after_rollback(self, reply: dict[str, Any]) -> None:
         """The undone turn changed the interpreter (threads, import hooks, builtins): start a
@@ -400,20 +324,14 @@ class SandboxExecutor:
         keep = {"final_answer", "display", *self._tools}
         lost = [n for n in reply.get("lost") or [] if isinstance(n, str) and n not in keep]
         changed = ", ".join(str(c) for c in (reply.get("changed") or [])[:5])
-        self._discard_worker()
-        self._restore = values if isinstance(values, dict) else {}
+        self._slot.discard()
+        self._slot.restore = values if isinstance(values, dict) else {}
         self._note = (
             f"[Retry: the undone turn had left {changed} in the sandbox, which restoring "
             "variables cannot undo, so the sandbox was restarted with the plain variables"
             + (f"; lost, to recreate: {', '.join(lost[:30])}" if lost else "")
             + ".]"
         )
-
-    def _next_id(self) -> int:
-        self._request_id += 1
-        return self._request_id
-
-    # -- one execution ------------------------------------------------------------------------
 
     def _execute(self, worker: WorkerProcess, code: str, budget: StepBudget) -> dict[str, Any]:
         """Run the code in the worker (see `Execution`); raises WorkerLost."""
@@ -427,7 +345,7 @@ class SandboxExecutor:
             max_tool_seconds=self.max_tool_seconds,
             tool_reply_timeout=self.tool_reply_timeout,
         )
-        return execution.run(code, self._next_id())
+        return execution.run(code, self._slot.next_id())
 
 
 def _cleanup(workers: list[WorkerProcess | None], folder: str | None) -> None:

@@ -44,6 +44,7 @@ class WorkerProcess:
         self.channel: Channel | None = None
         self.stderr: StderrTail | None = None
         self.isolation: dict[str, Any] = {}
+        self._stat_fd = -1  # /proc/<pid>/stat, kept open: read after every step
 
     @property
     def pid(self) -> int:
@@ -69,6 +70,7 @@ class WorkerProcess:
             self.kill()
             raise WorkerStartError(f"unexpected first message {ready.get('t')!r}")
         self.isolation = dict(ready.get("isolation") or {})
+        self._stat_fd = _open_stat(self.pid)
         return self.isolation
 
     def _await_ready(self, deadline: float) -> dict[str, Any]:
@@ -102,6 +104,9 @@ class WorkerProcess:
             self.channel = None
         if self.stderr is not None:
             self.stderr.close()
+        if self._stat_fd >= 0:
+            os.close(self._stat_fd)
+            self._stat_fd = -1
 
     def exit_reason(self) -> str:
         """Why the worker is gone, in words, for the model. The end of its stderr goes to the
@@ -133,15 +138,18 @@ class WorkerProcess:
             self.stderr.drain()
 
     def thread_count(self) -> int | None:
-        """How many threads the worker runs (Linux only; None elsewhere)."""
-        try:
-            with open(f"/proc/{self.pid}/status") as file:
-                for line in file:
-                    if line.startswith("Threads:"):
-                        return int(line.split()[1])
-        except (OSError, ValueError):
+        """How many threads the worker runs (Linux only; None elsewhere, or once it is gone).
+
+        Read after every step, so from `/proc/<pid>/stat` through a descriptor kept open
+        since the start: about 10 us, where opening `/proc/<pid>/status` costs 90 us here.
+        The descriptor stays bound to this process even if its pid is reused later."""
+        if self._stat_fd < 0:
             return None
-        return None
+        try:
+            fields = os.pread(self._stat_fd, 4096, 0).rsplit(b")", 1)[1].split()
+            return int(fields[17])  # num_threads: field 20, the 18th after "(comm)"
+        except (OSError, ValueError, IndexError):
+            return None
 
     def resident_mb(self) -> float | None:
         """Resident memory of the worker in MB (Linux only)."""
@@ -153,6 +161,14 @@ class WorkerProcess:
         except (OSError, ValueError):
             return None
         return None
+
+
+def _open_stat(pid: int) -> int:
+    """A descriptor on `/proc/<pid>/stat`, or -1 where there is none (not Linux)."""
+    try:
+        return os.open(f"/proc/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return -1
 
 
 def _signal_reason(number: int, limits: dict[str, Any]) -> str:

@@ -171,6 +171,10 @@ class _SparePool:
         threading.Thread(target=self.refill, daemon=True).start()
         return spare
 
+    def ready(self) -> bool:
+        """True while a spare interpreter is started and waiting to be taken."""
+        return self.spare is not None
+
     def refill(self) -> None:
         with self.lock:
             if not self.registered:

@@ -53,7 +53,7 @@ def main(read_fd: int, write_fd: int) -> None:
         write_fd: Pipe the worker writes replies and tool calls to.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # only a running step may be interrupted
-    channel = Channel(read_fd, write_fd, chunk_bytes=64 * 1024)
+    channel = Channel(read_fd, write_fd)
     try:
         setup = channel.receive()  # a spare worker may wait here a long time, or forever
     except ChannelClosed:

@@ -1,0 +1,170 @@
+"""The one worker of a `SandboxExecutor`: started on demand, given the executor's state,
+replaced when lost, and asked things other than running code.
+
+A worker starts from the spare interpreter when one is ready (see `spawn`), falls back
+to no namespaces when the kernel half-allows them, and is checked against the isolation
+the executor requires. A new worker is told the tool names, the variables and any
+values kept for it after a Retry (see `SandboxExecutor.rollback`), so a replacement
+carries on where the last one stopped, minus what the code built itself. Requests carry
+an id and a deadline; a worker that fails one is dropped, and the next execution starts
+a fresh one. Running code is `Execution`'s part.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from agents.errors import AgentConfigError
+from agents.executors.sandbox.channel import ChannelClosed, ChannelTimeout, ProtocolViolation
+from agents.executors.sandbox.process import WorkerProcess
+from agents.executors.sandbox.spawn import WorkerStartError
+from agents.executors.values import encode_value
+
+logger = logging.getLogger(__name__)
+
+LAYERS = ("process", "clean_env", "rlimits", "landlock", "seccomp")
+
+
+class WorkerSlot:
+    """Holds the current worker of one executor (None until needed, or after a loss).
+
+    Args:
+        setup: The setup message each new worker gets (the executor may change it).
+        max_message: Cap on any message from the worker, in bytes.
+        spare_worker: Take the spare interpreter when one is ready.
+        require_isolation: Refuse a worker that lacks a layer of `LAYERS`.
+        timeout: Seconds a request may take.
+        scratch: The code's folder (named in the error when no worker can start).
+    """
+
+    def __init__(
+        self,
+        setup: dict[str, Any],
+        max_message: int,
+        *,
+        spare_worker: bool,
+        require_isolation: bool,
+        timeout: float,
+        scratch: str,
+    ):
+        self.setup = setup
+        self.max_message = max_message
+        self.spare_worker = spare_worker
+        self.require_isolation = require_isolation
+        self.timeout = timeout
+        self.scratch = scratch
+        self.worker: WorkerProcess | None = None
+        self.isolation: dict[str, Any] = {}
+        self.used = False  # has the worker run code (is it no longer fresh)?
+        self.tool_names: list[str] = []
+        self.variables: dict[str, Any] = {}
+        self.restore: dict[str, Any] = {}  # plain values for the next worker (after Retry)
+        self.holder: list[WorkerProcess | None] = [None]  # what the finalizer must stop
+        self._request_id = 0  # each request carries one; replies with another are stale
+        self._warned = False
+
+    def ensure(self) -> WorkerProcess:
+        """The running worker, or a new one, set up and told the executor's state.
+
+        Raises AgentConfigError when no worker can start, or one lacks a required layer.
+        """
+        if self.worker is not None and self.worker.alive():
+            return self.worker
+        self.discard()
+        worker = WorkerProcess(self.setup, self.max_message, self.spare_worker)
+        try:
+            report = worker.start()
+        except WorkerStartError as error:
+            if self.setup.get("namespaces"):  # e.g. a kernel that half-allows user namespaces
+                logger.warning("Sandbox worker failed with namespaces (%s); trying without", error)
+                self.setup["namespaces"] = False
+                return self.ensure()
+            raise AgentConfigError(
+                f"The code sandbox could not start ({error}). Check that {self.scratch} is "
+                "writable; executor_type='local' runs code unconfined (trusted models only)."
+            ) from None
+        self.worker = self.holder[0] = worker
+        self.used = False
+        self.isolation = self._summarize(report)
+        if self.tool_names:
+            self.request({"t": "tools", "names": self.tool_names})
+        if self.variables:
+            self.request({"t": "vars", "values": encode_value(self.variables, trusted=True)})
+        if self.restore:
+            restore, self.restore = self.restore, {}
+            self.request({"t": "vars", "values": encode_value(restore, trusted=True)})
+        return worker
+
+    def discard(self) -> None:
+        """Kill the worker (if any); the next `ensure` starts a fresh one."""
+        if self.worker is not None:
+            self.worker.kill()
+            self.worker = None
+
+    def set_tools(self, names: list[str]) -> None:
+        """The tool stubs every worker gets; the running one gets them now.
+
+        Args:
+            names: The tools' names.
+        """
+        self.tool_names = names
+        if self.worker is not None:
+            self.request({"t": "tools", "names": names})
+
+    def add_variables(self, variables: dict[str, Any]) -> None:
+        """Values every worker gets; the running one gets them now.
+
+        Args:
+            variables: Name -> value (plain data, images, reprs; see `values`).
+        """
+        self.variables.update(variables)
+        if self.worker is not None:
+            self.request({"t": "vars", "values": encode_value(variables, trusted=True)})
+
+    def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Send a request and return the worker's reply ({} when the worker was lost).
+
+        Args:
+            message: The request (`t` and its fields); its id is added here.
+        """
+        worker = self.worker
+        if worker is None or worker.channel is None:
+            return {}
+        deadline = time.monotonic() + self.timeout
+        ident = self.next_id()
+        try:
+            worker.channel.send({**message, "id": ident}, deadline)
+            while True:
+                reply = worker.channel.receive(deadline)
+                if reply.get("id") == ident:
+                    return reply
+                # else a stale frame (e.g. one the code forged earlier): dropped
+        except (ChannelClosed, ChannelTimeout, ProtocolViolation):
+            self.discard()  # the next execution starts a fresh one and resends state
+        return {}
+
+    def next_id(self) -> int:
+        """A new request id (an execution's frames carry one too)."""
+        self._request_id += 1
+        return self._request_id
+
+    def _summarize(self, report: dict[str, Any]) -> dict[str, Any]:
+        missing = [layer for layer in LAYERS if not report.get(layer)]
+        summary = {
+            **report,
+            "level": "full" if not missing else f"partial (missing: {', '.join(missing)})",
+        }
+        if missing and self.require_isolation:
+            self.discard()
+            raise AgentConfigError(
+                f"The sandbox lacks {', '.join(missing)} here ({report.get('notes')}); "
+                "run on Linux >= 5.13 with libseccomp, or drop require_isolation."
+            )
+        if missing and not self._warned:
+            self._warned = True
+            logger.warning(
+                "Code sandbox runs without %s: %s", ", ".join(missing), report.get("notes")
+            )
+        return summary
