@@ -19,9 +19,9 @@ RUN bash scripts/install.sh && rm -rf /root/.cache/pip
 
 COPY --chown=user . .
 
-# Writable places for uid 1000: uploads, the conversation database (data/), gradio's file
-# cache, the Hugging Face cache. Spaces' disk is ephemeral: mount persistent storage on data/
-# and uploads/, or set SMOLUI_DATABASE_URL, to keep conversations across restarts.
+# Writable places for uid 1000: the data folder (conversation database, uploads, images the
+# agent made), gradio's file cache, the Hugging Face cache. Spaces' disk is ephemeral: mount
+# persistent storage on data/ to keep conversations and their files across restarts.
 ENV HOME=/home/user \
     PYTHONUNBUFFERED=1 \
     GRADIO_SERVER_NAME=0.0.0.0 \
@@ -29,9 +29,8 @@ ENV HOME=/home/user \
     GRADIO_ANALYTICS_ENABLED=False \
     GRADIO_TEMP_DIR=/home/user/.cache/gradio \
     HF_HOME=/home/user/.cache/huggingface \
-    SMOLUI_UPLOAD_FOLDER=/home/user/app/uploads \
     SMOLUI_DATA_DIR=/home/user/app/data
-RUN mkdir -p uploads data "$GRADIO_TEMP_DIR" "$HF_HOME" && chown -R user:user /home/user
+RUN mkdir -p data "$GRADIO_TEMP_DIR" "$HF_HOME" && chown -R user:user /home/user
 
 USER user
 EXPOSE 7860

@@ -14,6 +14,7 @@ from typing import Any
 
 from smolui.auth.identity import signed_in_owner
 from smolui.keeper import ConversationKeeper
+from smolui.model_picker import DEFAULT_CHOICE
 from smolui.render import Message, render_notice
 from smolui.sessions import (
     ConversationUnavailableError,
@@ -21,6 +22,7 @@ from smolui.sessions import (
     SessionRegistry,
     is_conversation_id,
 )
+from smolui.transcript_import import has_browser_transcripts, import_transcripts
 
 INTERRUPTED_NOTE = (
     "The last message was interrupted before it finished (the server restarted); "
@@ -72,6 +74,8 @@ class ConversationHandlers:
         """
         owner = owner_of(state)
         wanted = state.get("current") if isinstance(state, dict) else None
+        if has_browser_transcripts(state):  # an older version's page: move its chats here
+            wanted = import_transcripts(self.keeper, owner, state)
         return self._open(owner, wanted, page)
 
     def new_chat(self, state: Any, page: str | None = None, model: str | None = None) -> Loaded:
@@ -100,6 +104,15 @@ class ConversationHandlers:
             return False
         session.prepare()
         return True
+
+    def model_of(self, conversation_id: str | None) -> str:
+        """The model spec the conversation uses, as the picker's value ("": the default).
+
+        Args:
+            conversation_id: The conversation shown.
+        """
+        session = self.registry.get(conversation_id)
+        return (session.model if session is not None else None) or DEFAULT_CHOICE
 
     def switch(
         self, wanted: Any, conversation_id: str | None, state: Any, page: str | None = None

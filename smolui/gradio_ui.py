@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import secrets
 from collections.abc import Callable, Iterator
@@ -57,8 +58,13 @@ class GradioUI(GradioUIApiMixin):
         self.max_steps = None if settings is None else settings.max_steps
         self._script_session: dict[str, Any] = {}
         self.settings = settings or Settings(upload_folder=str(file_upload_folder))
+        data_dir = Path(self.settings.data_dir)
+        # The app's uploads and agent-made media live in the data folder, so a restart or
+        # another replica on the same volume finds them.
         self.upload_root = Path(
-            file_upload_folder if settings is None else self.settings.upload_folder
+            file_upload_folder
+            if settings is None
+            else self.settings.upload_folder or data_dir / "uploads"
         )
         self.factory = as_factory(agent_or_factory)
         self.registry = SessionRegistry(
@@ -67,7 +73,7 @@ class GradioUI(GradioUIApiMixin):
             idle_s=self.settings.session_idle_s,
             grace_s=self.settings.session_grace_s,
             max_sessions=self.settings.max_sessions,
-            media_root=media_root(),
+            media_root=data_dir / "media",
         )
         if model_label is None and isinstance(agent_or_factory, MultiStepAgent):
             model_id = agent_or_factory.model.model_id or "model"
@@ -125,7 +131,8 @@ class GradioUI(GradioUIApiMixin):
 
         config = self.handler_config()
         policy = config.policy
-        self.keeper = attach_store(self.registry, self.settings, _served_roots, self.store)
+        roots = functools.partial(_served_roots, self.registry.media_root)
+        self.keeper = attach_store(self.registry, self.settings, roots, self.store)
         self.admission = build_admission(self.settings, self.keeper.store if self.keeper else None)
         self.metrics = AppMetrics(self.registry, queue=self.admission.queue)
         if self.keeper is not None:
@@ -135,14 +142,8 @@ class GradioUI(GradioUIApiMixin):
         )
         conversations = ConversationHandlers(self.registry, self.keeper)
         sign_in = self.admission.sign_in
-        layout = build_layout(
-            self.title,
-            policy.file_types,
-            self.examples,
-            sign_in_button=sign_in.add_button,
-            models=self._model_choices(),
-        )
-        with layout.demo:
+
+        def events(layout: Any) -> None:
             wire(
                 layout,
                 chat,
@@ -153,6 +154,15 @@ class GradioUI(GradioUIApiMixin):
                 waiting=self.settings.queue_size,
                 usage=self.admission.usage_report,
             )
+
+        layout = build_layout(
+            self.title,
+            policy.file_types,
+            self.examples,
+            sign_in_button=sign_in.add_button,
+            models=self._model_choices(),
+            events=events,  # wired inside the Blocks: gradio builds its config once
+        )
         self.registry.start_sweeper()
         self.demo = layout.demo
         return layout.demo
@@ -189,12 +199,27 @@ class GradioUI(GradioUIApiMixin):
         # the conversation list already keeps. Off unless asked for.
         kwargs.setdefault("run_history", False)
         # Files under the working directory are servable by default; uploads and the data
-        # folder (every conversation in its database) must never be.
+        # folder (every conversation in its database) must never be, but for the images the
+        # agent made, which the chat shows.
         blocked = list(kwargs.pop("blocked_paths", None) or [])
-        kwargs["blocked_paths"] = [*blocked, str(self.upload_root.resolve()),
-                                   str(Path(self.settings.data_dir).resolve())]  # fmt: skip
+        kwargs["blocked_paths"] = blocked + self._private_paths()
+        if self.registry.media_root is not None:
+            allowed = list(kwargs.pop("allowed_paths", None) or [])
+            kwargs["allowed_paths"] = [*allowed, str(self.registry.media_root.resolve())]
         share = self.settings.share if share is None else share
         return self._serve(demo, share, kwargs)
+
+    def _private_paths(self) -> list[str]:
+        """Paths never served: the uploads, and everything in the data folder but media."""
+        data = Path(self.settings.data_dir).resolve()
+        media = self.registry.media_root.resolve() if self.registry.media_root else None
+        private = [self.upload_root.resolve(), data / "uploads", data / "memory-images"]
+        private += [data / f"smolui.db{suffix}" for suffix in ("", "-wal", "-shm", "-journal")]
+        if data.is_dir():
+            private += [entry for entry in data.iterdir() if entry != media]
+        if media is None or media.parent != data:
+            private.append(data)
+        return sorted({str(path) for path in private})
 
     def _serve(self, demo: Any, share: bool, options: dict[str, Any]) -> Any:
         """Serve gradio mounted next to /healthz, /readyz and /metrics; gradio's own server
@@ -239,11 +264,13 @@ def _calm_queue_polling(demo: Any) -> None:
         )
 
 
-def _served_roots() -> list[str]:
-    """Folders whose files a restored transcript may show: gradio's cache and our media."""
+def _served_roots(media: Path | None = None) -> list[str]:
+    """Folders whose files a restored transcript may show: gradio's cache and our media
+    (the app's, in the data folder, and the temp folder `stream_to_gradio` uses)."""
     from gradio import utils
 
-    return [str(utils.get_upload_folder()), str(media_root())]
+    roots = [str(utils.get_upload_folder()), str(media_root())]
+    return roots + ([str(media)] if media is not None else [])
 
 
 def stream_to_gradio(

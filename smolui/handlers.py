@@ -156,15 +156,37 @@ class ChatHandlers:
             notes.append(render_notice(RESUMED_NOTICE, "ℹ️"))
         if conversation_id and session.id != conversation_id:
             notes.append(render_notice(RELEASED_NOTICE, "ℹ️"))
-        if not session.begin_turn(wait=BUSY_WAIT_S):
+        claimed = session.begin_turn(wait=BUSY_WAIT_S)
+        if pending.get("after_stop"):  # a Retry pressed while a stopped turn ended its step
+            history, cancelled = _queued_retry(session, claimed, history)
+            if cancelled:
+                session.end_turn()
+                yield history, session.id
+                return
+        if not claimed:
             busy = render_notice(
                 "The agent is still busy with the previous message. Try again shortly.", "⚠️"
             )
             yield history + notes + [busy], session.id
             return
+        self._begin(session, history + notes)
         admission = yield from self._admit(session, pending, identity, history + notes)
         if admission is not None:
             yield from self._turn(session, pending, history + notes, admission, identity)
+
+    def _begin(self, session: Session, chat: list[Message]) -> None:
+        """The turn is claimed: from now on a reloaded page, a second tab, a restarted server
+        or another replica shows the user's message. Kept before the queue, the uploads and
+        the first model call, each of which may take a while."""
+        session.live_turn = LiveTurn(chat)
+        self._save(session, chat, "running")
+
+    def _end_unstarted(self, session: Session, chat: list[Message]) -> None:
+        """The claimed turn will not run (refused, left the queue): pages following it stop
+        at `chat`, which is kept as the conversation's chat."""
+        self._save(session, chat, "idle")
+        if session.live_turn is not None:
+            session.live_turn.publish(chat, done=True)
 
     def _admit(
         self, session: Session, pending: Any, identity: Identity | None, chat: list[Message]
@@ -181,8 +203,10 @@ class ChatHandlers:
             session.end_turn()
             raise
         if isinstance(entered, str):
+            refused = chat + [render_notice(entered, "⚠️")]
+            self._end_unstarted(session, refused)
             session.end_turn()
-            yield chat + [render_notice(entered, "⚠️")], session.id
+            yield refused, session.id
             return None
         admitted = False
         try:
@@ -191,6 +215,7 @@ class ChatHandlers:
             admitted = entered.admitted
         finally:
             if not admitted:  # refused, stopped, or the page went away while waiting
+                self._end_unstarted(session, chat + [render_notice(LEFT_QUEUE, "ℹ️")])
                 entered.release()
                 session.end_turn()
         if not admitted:
@@ -210,7 +235,8 @@ class ChatHandlers:
         closed tab) leaves it running for the next page to follow; only Stop stops it."""
         files = MediaSink(session.media_dir) if session.media_dir is not None else None
         turn = AgentTurn(files, TurnObservers(self.observer, admission), STOP_NOTE)
-        live = session.live_turn = LiveTurn(history + turn.messages)
+        live = session.live_turn  # made by `_begin`, when the turn was claimed
+        live.publish(history + turn.messages)
         thread = threading.Thread(
             target=self._drive,
             args=(session, pending, turn, history, admission, identity),
@@ -371,6 +397,22 @@ def update_interval(messages: int) -> float:
     return min(
         MAX_UPDATE_INTERVAL_S, max(UPDATE_INTERVAL_S, messages * UPDATE_INTERVAL_PER_MESSAGE_S)
     )
+
+
+def _queued_retry(
+    session: Session, claimed: bool, history: list[Message]
+) -> tuple[list[Message], bool]:
+    """A retry that waited for a stopped turn to end its step: the chat to run it on (the
+    stopped turn's last chat without its answer) and whether Stop cancelled it meanwhile
+    (then the chat keeps the stopped answer and nothing runs)."""
+    queued, session.retry_after_stop = session.retry_after_stop, False
+    if not claimed:
+        return history, False
+    stopped = history
+    if session.live_turn is not None:  # its last chat is published just after the claim frees
+        for chat in session.live_turn.follow():
+            stopped = chat
+    return (stopped, True) if not queued else (_without_last_answer(stopped), False)
 
 
 def _without_last_answer(history: list[Message]) -> list[Message]:

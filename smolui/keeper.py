@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import secrets
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from agents.agent import MultiStepAgent
 from agents.memory import ActionStep
-from agents.memory_io import FolderImageStore, MemoryFormatError, steps_from_data, steps_to_data
+from agents.memory_io import FolderImageStore, MemoryFormatError, steps_from_data
 from smolui import transcripts
+from smolui.memory_snapshot import MemorySnapshot
 from smolui.sessions import ConversationUnavailableError, Resumed, Session
 from smolui.store import (
     ConversationStore,
@@ -59,6 +62,10 @@ class ConversationKeeper:
         self._unsaved: dict[str, tuple[Session, list[dict[str, Any]], str]] = {}
         self._retry_lock = threading.Lock()
         self._retrying = False
+        # Per live conversation: its memory as data, remade only for the steps that changed.
+        self._snapshots: weakref.WeakKeyDictionary[Session, MemorySnapshot] = (
+            weakref.WeakKeyDictionary()
+        )
 
     def _roots(self) -> list[str]:
         return [str(Path(root).resolve()) for root in self.allowed_roots()]
@@ -123,13 +130,15 @@ class ConversationKeeper:
         def restore(agent: MultiStepAgent) -> None:
             agent.memory.steps = list(steps)
 
-        upload_dir = self.store.upload_dir(record.folder)
+        self.store.files.adopt_unscoped(record.folder, record.owner)  # saved before owners
+        upload_dir = self.store.upload_dir(record.folder, record.owner)
         return Resumed(
             owner=record.owner,
             folder=record.folder,
             restore=restore,
             files=[_accepted(u, upload_dir) for u in record.uploads],
             note=RESUME_NOTE_FOR_MODEL if uses_code else None,
+            model=record.model,
         )
 
     def _by_id(self, conversation_id: str, owner: str | None) -> StoredConversation | None:
@@ -197,6 +206,7 @@ class ConversationKeeper:
                 turn_state=state,
                 uploads=[_upload_info(f, session.upload_dir) for f in new_files],
                 forget_uploads=session.saved_files == 0,
+                model=session.model,
             )
         except (SQLAlchemyError, OSError):
             logger.warning("could not save a conversation", exc_info=True)
@@ -210,7 +220,36 @@ class ConversationKeeper:
         if not session.has_agent:
             return None
         images = FolderImageStore(self.store.image_dir(session.folder))
-        return steps_to_data(list(session.agent.memory.steps), images)
+        with self._retry_lock:
+            snapshot = self._snapshots.setdefault(session, MemorySnapshot())
+        return snapshot.data(list(session.agent.memory.steps), images)
+
+    def clean(self, messages: Any) -> list[dict[str, Any]]:
+        """Chat messages from elsewhere (an older browser state), safe to store and show.
+
+        Args:
+            messages: Messages as the page rendered them.
+        """
+        return transcripts.sanitize_messages(messages, self._roots())
+
+    def store_chat(
+        self, owner: str, conversation_id: str, chat: list[dict[str, Any]], title: str = ""
+    ) -> bool:
+        """Store a chat no agent remembers (imported) as a new conversation of `owner`.
+
+        Args:
+            owner: Whose conversation it becomes.
+            conversation_id: A new conversation id.
+            chat: Its messages, cleaned (`clean`).
+            title: Its title ("" : from the first message).
+        """
+        folder = secrets.token_hex(8)
+        saved = self.store.save(
+            owner, conversation_id, folder=folder, messages=chat, memory=None, turn_state="idle"
+        )
+        if saved and title.strip():
+            self.store.rename(owner, conversation_id, title)
+        return saved
 
     def rename(self, owner: str, conversation_id: str, title: str) -> bool:
         """Rename the owner's conversation.
@@ -292,9 +331,10 @@ def attach_store(
     from smolui.store import open_store
 
     if store is None:
-        store = open_store(settings.data_dir, settings.database_url, registry.upload_root)
-    if registry.media_root is not None:
-        store.extra_file_roots.append(registry.media_root)
+        roots = (registry.upload_root, registry.media_root)
+        store = open_store(settings.data_dir, settings.database_url, *roots)
+    elif registry.media_root is not None and registry.media_root != store.files.media_root:
+        store.files.extra_roots.append(registry.media_root)
     keeper = ConversationKeeper(store, allowed_roots)
     registry.resume = keeper.resume
     registry.keep_files = True

@@ -37,7 +37,8 @@ class Settings:
         planning_interval: Plan every N steps (None: never).
         share: Create a public gradio.live link (off by default; never on a Space).
         auth: (user, password) required to open the page, or None.
-        upload_folder: Root folder for per-conversation upload folders.
+        upload_folder: Root folder for per-conversation upload folders ("": `data_dir/uploads`,
+            where a restart or another replica sharing the data folder finds them).
         session_idle_s: Evict a conversation's agent after this many idle seconds.
         session_grace_s: Keep a closed page's agent this long, so a reload finds it.
         max_sessions: Most live agents at once; the least recently used idle one is evicted.
@@ -78,7 +79,7 @@ class Settings:
     planning_interval: int | None = None
     share: bool = False
     auth: tuple[str, str] | None = field(default=None, repr=False)
-    upload_folder: str = "uploads"
+    upload_folder: str = ""
     session_idle_s: float = 1800.0
     session_grace_s: float = 300.0
     max_sessions: int = 32
@@ -128,7 +129,8 @@ _FLAGS: dict[str, tuple[str, str]] = {
     "max_files": ("SMOLUI_MAX_FILES", "most files per message"),
     "max_steps": ("SMOLUI_MAX_STEPS", "steps per turn before the agent must answer"),
     "planning_interval": ("SMOLUI_PLANNING_INTERVAL", "plan every N steps (0: never)"),
-    "upload_folder": ("SMOLUI_UPLOAD_FOLDER", "root of the per-conversation upload folders"),
+    "upload_folder": ("SMOLUI_UPLOAD_FOLDER", "root of the per-conversation upload folders "
+                      "(default: the data folder's uploads/)"),
     "session_idle_s": ("SMOLUI_SESSION_IDLE_S", "evict an idle conversation's agent after N seconds"),
     "session_grace_s": ("SMOLUI_SESSION_GRACE_S", "keep a closed page's agent N seconds for a reload"),
     "max_sessions": ("SMOLUI_MAX_SESSIONS", "most live agents at once"),

@@ -17,7 +17,7 @@ from smolui.conversations import ConversationHandlers
 from smolui.export import write_export
 from smolui.handlers import ChatHandlers
 from smolui.layout import Layout
-from smolui.message_actions import answering_panel, wire_actions
+from smolui.message_actions import answering_panel, retried_turn, wire_actions
 
 
 def safe(handler: Callable) -> Callable:
@@ -87,12 +87,15 @@ def _turn_adapters(
     ) -> tuple:
         store = with_identity(store, identify(request, profile))
         store, choices = conversations.refresh(conversation_id, store)
+        # A retry queued behind a stopped turn runs next: the controls stay as for a run.
+        session = chat.registry.get(conversation_id)
+        running = session is not None and session.retry_after_stop
         return (
             store,
             gr.Radio(choices=choices, value=conversation_id),
-            chat.side_panel(conversation_id),
-            gr.MultimodalTextbox(interactive=True),
-            stop_button(False),
+            chat.side_panel(conversation_id, {} if running else None),
+            gr.MultimodalTextbox(interactive=not running),
+            stop_button(running),
         )
 
     return {"echo": echo, "run": run, "after_turn": after_turn}
@@ -110,7 +113,8 @@ def _conversation_adapters(
     def opened(result: tuple) -> tuple:
         conversation_id, history, store, choices = result
         radio = gr.Radio(choices=choices, value=conversation_id)
-        return conversation_id, history, store, radio, chat.side_panel(conversation_id)
+        model = conversations.model_of(conversation_id)  # the picker shows the chat's model
+        return conversation_id, history, store, radio, chat.side_panel(conversation_id), model
 
     def load(store: Any, request: gr.Request, profile: gr.OAuthProfile | None) -> tuple:
         # The message box opens only now: a message sent before the page knows its owner
@@ -262,7 +266,7 @@ def wire(
         [ui.conversation_id, ui.store],
         [ui.store, ui.conversations, ui.panel, ui.textbox, ui.stop],
     )
-    opened = [ui.conversation_id, ui.chatbot, ui.store, ui.conversations, ui.panel]
+    opened = [ui.conversation_id, ui.chatbot, ui.store, ui.conversations, ui.panel, ui.model]
 
     (
         ui.textbox.submit(
@@ -284,7 +288,7 @@ def wire(
             show_progress="hidden",
         )
         .then(fn["panel"], [ui.conversation_id, ui.pending], [ui.panel], queue=False)
-        .then(fn["run"], run_inputs, [ui.chatbot, ui.conversation_id], **turn)
+        .then(*retried_turn(fn["run"], run_inputs, ui), **turn)
         .then(*after, queue=False)
     )
     ui.stop.click(fn["stop"], [ui.conversation_id], None, queue=False)

@@ -66,6 +66,8 @@ class Resumed:
         restore: Puts the stored memory into the freshly built agent.
         files: Its uploaded files, for the side panel.
         note: One line for the model on the next turn, or None.
+        model: The model spec it was using (None: the app's default); its agent is rebuilt
+            with that model.
     """
 
     owner: str
@@ -73,6 +75,7 @@ class Resumed:
     restore: Callable[[MultiStepAgent], None]
     files: list[Any] = field(default_factory=list)
     note: str | None = None
+    model: str | None = None
 
 
 class SessionRegistry:
@@ -268,6 +271,7 @@ class SessionRegistry:
             session.owner, session.restore = resumed.owner, resumed.restore
             session.files, session.resume_note = list(resumed.files), resumed.note
             session.saved_files = len(session.files)
+            session.model = resumed.model
         self._sessions[conversation_id] = session
         return session
 

@@ -16,7 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from agents.agent import MultiStepAgent
-from smolui.uploads.folders import delete_session_folder, empty_session_folder, session_folder
+from smolui.uploads.folders import (
+    conversation_folder,
+    delete_session_folder,
+    empty_session_folder,
+    session_folder,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -45,7 +50,8 @@ class Session:
         id: The conversation id (a secret shared with one browser).
         folder: Name of its upload and media folders (never the id: paths reach the model
             and the page); kept by the conversation store.
-        upload_root: Parent of the upload folders; this conversation's is created on demand.
+        upload_root: Parent of the owners' upload folders; this conversation's
+            (`<upload_root>/<owner folder>/<folder>`) is created on demand.
         make_agent: Builds the agent the first time it is needed, given the upload folder.
         media_root: Parent of the folders where images and audio the agent produced are
             written for display (None: no media folder).
@@ -79,23 +85,35 @@ class Session:
     saved_files: int = 0
     live_turn: Any = None  # the running (or last) turn's LiveTurn, for pages that reattach
     stop_requested: threading.Event = field(default_factory=threading.Event)
+    retry_after_stop: bool = False  # a Retry waits for the stopped turn to end its step
     _agent: MultiStepAgent | None = None
     _closed: bool = False
+    _files_owner: str | None = None  # the owner its folders were placed under...
+    _files_placed: bool = False  # ...fixed the first time a folder is asked for
     _agent_lock: threading.Lock = field(default_factory=threading.Lock)
     _turn_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
         self.created = self.last_used = self.clock()
 
+    def _files_root(self, root: Path) -> Path:
+        """The owner's folder under `root`, where this conversation's folder is. Fixed the
+        first time it is asked for, so files never move while the agent reads them."""
+        if not self._files_placed:
+            self._files_owner, self._files_placed = self.owner, True
+        return conversation_folder(root, self._files_owner, self.folder).parent
+
     @property
     def upload_dir(self) -> Path:
         """This conversation's private upload folder."""
-        return self.upload_root / self.folder
+        return self._files_root(self.upload_root) / self.folder
 
     @property
     def media_dir(self) -> Path | None:
         """Where produced images and audio are written for display (None: nowhere)."""
-        return self.media_root / self.folder if self.media_root is not None else None
+        if self.media_root is None:
+            return None
+        return self._files_root(self.media_root) / self.folder
 
     @property
     def agent(self) -> MultiStepAgent:
@@ -112,7 +130,7 @@ class Session:
                 logger.info("creating the agent of a new conversation")
                 # The folder exists before the agent: a sandbox worker started early (see
                 # `prepare`) can only be granted access to a folder that exists.
-                folder = session_folder(self.upload_root, self.folder)
+                folder = session_folder(self._files_root(self.upload_root), self.folder)
                 model = () if self.model is None else (self.model,)
                 agent = self.make_agent(folder, *model)
                 if not isinstance(agent, MultiStepAgent):
@@ -236,7 +254,7 @@ class Session:
         self.restore = self.resume_note = None  # stored memory must not come back either
         self.saved_files = 0
         # The folder stays: the sandbox's access is to it.
-        empty_session_folder(self.upload_root, self.folder)
+        empty_session_folder(self._files_root(self.upload_root), self.folder)
         self._delete_media()
 
     def close(self, release: Callable[[MultiStepAgent], None] | None = None) -> None:
@@ -260,12 +278,12 @@ class Session:
                 logger.exception("closing a conversation's agent failed")
         if self.keep_files:  # the stored chat still shows these files
             return
-        _delete_folder(self.upload_root, self.folder)
+        _delete_folder(self._files_root(self.upload_root), self.folder)
         self._delete_media()
 
     def _delete_media(self) -> None:
         if self.media_root is not None:
-            _delete_folder(self.media_root, self.folder)
+            _delete_folder(self._files_root(self.media_root), self.folder)
 
 
 def _delete_folder(root: Path, folder: str) -> None:

@@ -34,7 +34,10 @@ logger = logging.getLogger(__name__)
 
 
 def open_store(
-    data_dir: str | Path = "data", url: str | None = None, upload_root: str | Path | None = None
+    data_dir: str | Path = "data",
+    url: str | None = None,
+    upload_root: str | Path | None = None,
+    media_root: str | Path | None = None,
 ) -> ConversationStore:
     """Connect to the database, migrate it to the newest schema, and return the store.
 
@@ -42,6 +45,7 @@ def open_store(
         data_dir: The data folder (created if missing): the SQLite file and conversations' files.
         url: A SQLAlchemy URL (e.g. `postgresql+psycopg://user:pw@host/db`); None: SQLite.
         upload_root: Parent of the upload folders (default: `data_dir/uploads`).
+        media_root: Parent of the folders of images the agent made (default: `data_dir/media`).
 
     Raises:
         StoreUnavailableError: The database cannot be reached or migrated; the message names
@@ -67,4 +71,4 @@ def open_store(
             f"could not prepare the conversation database at {safe_url(address)}: {error}"
         ) from None
     logger.info("conversation store: %s", safe_url(address))
-    return ConversationStore(engine, folder, upload_root)
+    return ConversationStore(engine, folder, upload_root, media_root)

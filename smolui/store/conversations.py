@@ -8,8 +8,6 @@ named by the conversation's `folder`, never by its id.
 from __future__ import annotations
 
 import logging
-import re
-import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -20,13 +18,20 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from smolui.store import search
-from smolui.store.schema import TITLE_CHARS, Conversation, Upload
+from smolui.store.files import ConversationFiles
+from smolui.store.rows import RowWriter, read_rows
+from smolui.store.schema import (
+    MODEL_CHARS,
+    TITLE_CHARS,
+    ChatMessageRow,
+    Conversation,
+    MemoryStepRow,
+    Upload,
+)
 
 logger = logging.getLogger(__name__)
 
-SEARCH_TEXT_CHARS = 200_000
 DEFAULT_TITLE = "New conversation"
-_FOLDER = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 class CorruptConversationError(RuntimeError):
@@ -71,6 +76,7 @@ class StoredConversation:
         memory: The agent's memory (`agents.memory_io` data), or None.
         turn_state: "idle", "running", "done", "stopped" or "failed".
         uploads: Its uploaded files.
+        model: The model spec picked for it (None: the app's default).
     """
 
     id: str
@@ -83,6 +89,7 @@ class StoredConversation:
     memory: dict[str, Any] | None
     turn_state: str
     uploads: list[UploadInfo] = field(default_factory=list)
+    model: str | None = None
 
 
 @dataclass(frozen=True)
@@ -99,32 +106,39 @@ class ConversationStore:
 
     Args:
         engine: A migrated SQLAlchemy engine (see `smolui.store.open_store`).
-        data_dir: The data folder (memory images, and uploads unless `upload_root` is given).
-        upload_root: Parent of the conversations' upload folders (default: `data_dir/uploads`).
+        data_dir: The data folder: uploads, media and memory images (see `ConversationFiles`).
+        upload_root: Parent of the owners' upload folders (default: `data_dir/uploads`).
+        media_root: Parent of the owners' media folders (default: `data_dir/media`).
     """
 
-    def __init__(self, engine: Any, data_dir: str | Path, upload_root: str | Path | None = None):
+    def __init__(
+        self,
+        engine: Any,
+        data_dir: str | Path,
+        upload_root: str | Path | None = None,
+        media_root: str | Path | None = None,
+    ):
         self.engine = engine
         self.data_dir = Path(data_dir)
-        self._upload_root = Path(upload_root) if upload_root else self.data_dir / "uploads"
-        # Parents of other per-conversation folders deleted with it (e.g. produced media).
-        self.extra_file_roots: list[Path] = []
+        self.files = ConversationFiles(data_dir, upload_root, media_root)
         self._sessions = sessionmaker(engine, expire_on_commit=False)
+        self._rows = RowWriter()
 
     # -- folders ----------------------------------------------------------------------------
 
     @property
     def upload_root(self) -> Path:
-        """Parent of every conversation's upload folder."""
-        return self._upload_root
+        """Parent of every owner's upload folders."""
+        return self.files.upload_root
 
-    def upload_dir(self, folder: str) -> Path:
+    def upload_dir(self, folder: str, owner: str | None = None) -> Path:
         """A conversation's upload folder.
 
         Args:
             folder: The conversation's folder name.
+            owner: Its owner (folders are kept per owner).
         """
-        return self.upload_root / folder
+        return self.files.upload_dir(folder, owner)
 
     def image_dir(self, folder: str) -> Path:
         """Where a conversation's memory images are kept.
@@ -132,7 +146,7 @@ class ConversationStore:
         Args:
             folder: The conversation's folder name.
         """
-        return self.data_dir / "memory-images" / folder
+        return self.files.image_dir(folder)
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -151,7 +165,9 @@ class ConversationStore:
             if row is None or row.owner != owner:
                 return None
             try:
-                return _record(row)
+                messages = read_rows(session, ChatMessageRow, conversation_id)
+                steps = read_rows(session, MemoryStepRow, conversation_id)
+                return _record(row, messages, steps)
             except (ValueError, TypeError, KeyError) as error:
                 raise CorruptConversationError(
                     f"This conversation's stored data is damaged and cannot be opened ({error})."
@@ -201,9 +217,11 @@ class ConversationStore:
         turn_state: str = "done",
         uploads: Sequence[UploadInfo] = (),
         forget_uploads: bool = False,
+        model: str | None = None,
     ) -> bool:
         """Create or update a conversation. Returns False (and writes nothing) when the id
-        belongs to another owner.
+        belongs to another owner. Only the messages and memory steps that changed since the
+        last save are written (see `smolui.store.rows`).
 
         Args:
             owner: Who it belongs to.
@@ -214,24 +232,36 @@ class ConversationStore:
             turn_state: The state of its last turn.
             uploads: Files attached since the last save.
             forget_uploads: Drop the uploads recorded so far first (the chat was cleared).
+            model: The model spec the conversation uses (None: the app's default).
         """
         now = datetime.now(UTC)
-        with self._sessions.begin() as session:
-            row = session.get(Conversation, conversation_id, with_for_update=True)
-            if row is not None and row.owner != owner:
-                logger.warning("refused to save a conversation for an owner that is not its own")
-                return False
-            if row is None:
-                row = Conversation(id=conversation_id, owner=owner, created_at=now, folder=folder,
-                                   title=title_of(messages))  # fmt: skip
-                session.add(row)
-            elif row.title == DEFAULT_TITLE:
-                row.title = title_of(messages)
-            row.messages, row.memory, row.turn_state = messages, memory, turn_state
-            row.search_text, row.updated_at = text_of(messages), now
-            if forget_uploads:
-                row.uploads.clear()
-            row.uploads.extend(_upload_row(u, now) for u in uploads)
+        steps = memory.get("steps", []) if memory is not None else []
+        try:
+            with self._sessions.begin() as session:
+                row = session.get(Conversation, conversation_id, with_for_update=True)
+                if row is not None and row.owner != owner:
+                    logger.warning("refused to save a conversation for an owner not its own")
+                    return False
+                if row is None:
+                    self._rows.forget(conversation_id)  # an id seen before must not match
+                    row = Conversation(id=conversation_id, owner=owner, created_at=now,
+                                       updated_at=now, folder=folder, revision=0,
+                                       title=title_of(messages), messages=[])  # fmt: skip
+                    session.add(row)
+                    session.flush()  # the rows below reference it
+                elif row.title == DEFAULT_TITLE:
+                    row.title = title_of(messages)
+                self._rows.write(session, conversation_id, row.revision, messages, steps)
+                row.memory_version = memory.get("version") if memory is not None else None
+                row.turn_state, row.updated_at = turn_state, now
+                row.revision += 1
+                row.model = model[:MODEL_CHARS] if model else None
+                if forget_uploads:
+                    row.uploads.clear()
+                row.uploads.extend(_upload_row(u, now) for u in uploads)
+        except Exception:
+            self._rows.forget(conversation_id)
+            raise
         return True
 
     def set_turn_state(self, owner: str, conversation_id: str, state: str) -> bool:
@@ -300,18 +330,16 @@ class ConversationStore:
 
     def _delete_where(self, *conditions: Any) -> int:
         with self._sessions.begin() as session:
-            folders = session.scalars(select(Conversation.folder).where(*conditions)).all()
+            columns = (Conversation.id, Conversation.owner, Conversation.folder)
+            gone = session.execute(select(*columns).where(*conditions)).all()
             ids = select(Conversation.id).where(*conditions)
-            session.execute(delete(Upload).where(Upload.conversation_id.in_(ids)))
+            for model in (Upload, ChatMessageRow, MemoryStepRow):
+                session.execute(delete(model).where(model.conversation_id.in_(ids)))
             session.execute(delete(Conversation).where(*conditions))
-        for folder in folders:
-            if not _FOLDER.match(folder or ""):
-                continue  # a damaged row must never delete outside its own folders
-            shutil.rmtree(self.upload_dir(folder), ignore_errors=True)
-            shutil.rmtree(self.image_dir(folder), ignore_errors=True)
-            for root in self.extra_file_roots:
-                shutil.rmtree(root / folder, ignore_errors=True)
-        return len(folders)
+        for conversation_id, owner, folder in gone:
+            self._rows.forget(conversation_id)
+            self.files.delete(owner, folder)
+        return len(gone)
 
     def session(self) -> Session:
         """A database session (for maintenance and tests)."""
@@ -336,27 +364,19 @@ def title_of(messages: list[dict[str, Any]]) -> str:
     return DEFAULT_TITLE
 
 
-def text_of(messages: list[dict[str, Any]]) -> str:
-    """The chat's plain text, for search.
-
-    Args:
-        messages: The chat.
-    """
-    parts = [m["content"] for m in messages if isinstance(m.get("content"), str)]
-    return "\n".join(parts)[:SEARCH_TEXT_CHARS]
-
-
-def _record(row: Conversation) -> StoredConversation:
-    messages = row.messages
-    if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+def _record(row: Conversation, messages: list[Any], steps: list[Any]) -> StoredConversation:
+    if not all(isinstance(m, dict) for m in messages):
         raise ValueError("the stored chat is not a list of messages")
-    if row.memory is not None and not isinstance(row.memory, dict):
-        raise ValueError("the stored memory is not a mapping")
+    if row.memory_version is None and steps:
+        raise ValueError("memory steps are stored without a memory format")
+    memory = None
+    if row.memory_version is not None:
+        memory = {"version": row.memory_version, "steps": steps}
     uploads = [UploadInfo(u.name, u.kind, u.size, u.sha256, u.path, u.pages, u.rows)
                for u in row.uploads]  # fmt: skip
     return StoredConversation(row.id, row.owner, row.title, _utc(row.created_at),
-                              _utc(row.updated_at), row.folder, messages, row.memory,
-                              row.turn_state, uploads)  # fmt: skip
+                              _utc(row.updated_at), row.folder, messages, memory,
+                              row.turn_state, uploads, row.model)  # fmt: skip
 
 
 def _upload_row(info: UploadInfo, now: datetime) -> Upload:

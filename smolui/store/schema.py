@@ -13,6 +13,7 @@ from sqlalchemy import JSON, DateTime, Float, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 TITLE_CHARS = 200
+MODEL_CHARS = 300
 
 
 class Base(DeclarativeBase):
@@ -32,10 +33,17 @@ class Conversation(Base):
     # Name of the conversation's folders in the data folder (uploads, memory images). Not the
     # id: folder paths reach the model and the page, the id must stay a secret.
     folder: Mapped[str] = mapped_column(String(64))
-    messages: Mapped[Any] = mapped_column(JSON, default=list)  # the chat as rendered
-    memory: Mapped[Any] = mapped_column(JSON, nullable=True)  # agents.memory_io data
+    # Before migration 0004 the chat and the memory were kept whole here; now one row per
+    # message (`ChatMessageRow`) and per step (`MemoryStepRow`), so a save writes only the
+    # rows that changed. These two stay empty.
+    messages: Mapped[Any] = mapped_column(JSON, default=list)
+    memory: Mapped[Any] = mapped_column(JSON, nullable=True)
+    memory_version: Mapped[int | None] = mapped_column(Integer, nullable=True)  # None: none
+    revision: Mapped[int] = mapped_column(Integer, default=0)  # counts saves
     turn_state: Mapped[str] = mapped_column(String(16), default="idle")
     search_text: Mapped[str] = mapped_column(Text, default="")  # for full-text search
+    # The model spec picked for it (`--models`); None: the app's default model.
+    model: Mapped[str | None] = mapped_column(String(MODEL_CHARS), nullable=True)
 
     uploads: Mapped[list[Upload]] = relationship(
         back_populates="conversation", cascade="all, delete-orphan", passive_deletes=True
@@ -61,6 +69,30 @@ class Upload(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
     conversation: Mapped[Conversation] = relationship(back_populates="uploads")
+
+
+class ChatMessageRow(Base):
+    """One message of a conversation's chat, as the page renders it."""
+
+    __tablename__ = "conversation_messages"
+
+    conversation_id: Mapped[str] = mapped_column(
+        ForeignKey("conversations.id", ondelete="CASCADE"), primary_key=True
+    )
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    data: Mapped[Any] = mapped_column(JSON)
+
+
+class MemoryStepRow(Base):
+    """One step of a conversation's agent memory (`agents.memory_io` data of one step)."""
+
+    __tablename__ = "memory_steps"
+
+    conversation_id: Mapped[str] = mapped_column(
+        ForeignKey("conversations.id", ondelete="CASCADE"), primary_key=True
+    )
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    data: Mapped[Any] = mapped_column(JSON)
 
 
 class UsageEvent(Base):

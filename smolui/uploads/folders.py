@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 import shutil
@@ -10,6 +11,32 @@ from pathlib import Path
 logger = logging.getLogger(__name__)
 
 _SESSION_ID = re.compile(r"[A-Za-z0-9_-]{8,128}")
+OWNER_FOLDER_CHARS = 24
+
+
+def owner_folder(owner: str) -> str:
+    """The name of an owner's folder among the conversations' files.
+
+    A digest, never the key itself: folder paths reach the model and the page, and the
+    owner key is a secret (a signed-in name is kept out of them too).
+
+    Args:
+        owner: The owner key or signed-in owner id.
+    """
+    digest = hashlib.sha256(f"smolui-owner:{owner}".encode()).hexdigest()
+    return digest[:OWNER_FOLDER_CHARS]
+
+
+def conversation_folder(root: str | Path, owner: str | None, folder: str) -> Path:
+    """Where one conversation's files go under `root`: `<root>/<owner folder>/<folder>`
+    (`<root>/<folder>` for a conversation that has no owner yet). Nothing is created.
+
+    Args:
+        root: The parent of every owner's folders (e.g. `data/uploads`).
+        owner: Whose conversation it is, or None.
+        folder: The conversation's folder name (not its id).
+    """
+    return Path(root) / owner_folder(owner) / folder if owner else Path(root) / folder
 
 
 def session_folder(root: str | Path, session_id: str, create: bool = True) -> Path:

@@ -15,6 +15,7 @@ from typing import Any
 RULES = {
     "teal": "<code>\nfavourite = 'teal'\nfinal_answer('Noted teal.')\n</code>",
     "Which colour": "<code>\nfinal_answer('You named a colour earlier.')\n</code>",
+    "my notes": "<code>\nfinal_answer(read_document('notes.txt'))\n</code>",
 }
 
 
@@ -43,14 +44,15 @@ def main(argv: list[str]) -> None:
     from agents.models.scripted import ScriptedModel
     from smolui.gradio_ui import GradioUI
     from smolui.settings import Settings
+    from tools.documents import document_tools
 
-    def make_agent() -> CodeAgent:
+    def make_agent(upload_dir: Path) -> CodeAgent:
         model = ScriptedModel([scripted_reply(calls_file)], loop=True)
-        return CodeAgent([], model, executor_type="local", verbosity_level=-1)
+        tools = document_tools(upload_dir)  # they read the conversation's uploads
+        return CodeAgent(tools, model, executor_type="local", verbosity_level=-1)
 
     settings = Settings(model="scripted", executor="local", host="127.0.0.1", port=port,
-                        upload_folder=str(data_dir / "uploads"), data_dir=str(data_dir),
-                        database_url=database_url)  # fmt: skip
+                        data_dir=str(data_dir), database_url=database_url)  # fmt: skip
     GradioUI(make_agent, settings=settings, model_label=lambda: "scripted").launch(quiet=True)
 
 

@@ -69,11 +69,13 @@ def last_call(calls: Path) -> str:
 
 def test_a_conversation_survives_kill_9_and_a_restart(tmp_path, processes, new_page):
     data, calls = tmp_path / "data", tmp_path / "calls.jsonl"
+    notes = tmp_path / "notes.txt"
+    notes.write_text("Bay three harvested 412 kilograms of tomatoes.\n")
     first = AppProcess(data, calls)
     processes.append(first.start())
     page = new_page(first.url)
     expect(page.locator(MESSAGE_BOX)).to_be_enabled(timeout=SLOW)  # a fresh process loads slowly
-    send(page, "My favourite colour is teal.")
+    send(page, "My favourite colour is teal.", files=[str(notes)])
     expect(bot(page, "Noted teal.")).to_be_visible(timeout=SLOW)
     wait_turn_done(page)
     first.kill()
@@ -93,6 +95,10 @@ def test_a_conversation_survives_kill_9_and_a_restart(tmp_path, processes, new_p
     sent = last_call(calls)
     assert "My favourite colour is teal." in sent and "Noted teal." in sent
     assert "Which colour did I name?" in sent
+    # The file attached before the kill is in the data folder: the document tool reads it.
+    assert [p.read_text() for p in (data / "uploads").rglob("notes.txt")] == [notes.read_text()]
+    send(page, "What do my notes say?")
+    expect(bot(page, "412 kilograms")).to_be_visible(timeout=SLOW)
 
 
 def test_two_processes_on_one_postgresql_continue_each_others_conversations(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -67,3 +68,10 @@ def test_a_second_model_picked_for_a_new_chat_answers(picker_app, open_page):
     send(page, "who answers now?")
     expect(bot(page, "Beta answers.")).to_be_visible()
     expect(bot(page, "Alpha answers.")).to_have_count(0)
+    wait_turn_done(page)
+    # The model is kept with the conversation: opening a chat shows its model in the picker.
+    page.reload()
+    expect(page.locator(".model-picker input")).to_have_value(beta)
+    page.locator(".conversation-list label").last.click()  # the first chat (newest first)
+    expect(bot(page, "Alpha answers.")).to_be_visible()
+    expect(page.locator(".model-picker input")).to_have_value(re.compile(r"\(default\)$"))

@@ -183,8 +183,8 @@ def test_a_damaged_conversation_shows_a_clear_error_and_the_others_work(app):
     app.send("My favourite colour is teal.", bad, chat)
     app.registry.close_all()
     with app.keeper.store.session() as session, session.begin():
-        session.execute(text("UPDATE conversations SET memory = :m WHERE id = :i"),
-                        {"m": '{"version": 99, "steps": []}', "i": bad})  # fmt: skip
+        session.execute(text("UPDATE conversations SET memory_version = 99 WHERE id = :i"),
+                        {"i": bad})  # fmt: skip
     got, shown, _, choices = app.pages.switch(bad, good, state)
     assert got != bad and "damaged" in texts(shown)[-1]
     assert {c[1] for c in choices} >= {good, bad}
@@ -284,9 +284,9 @@ def test_uploads_are_recorded_and_come_back_after_a_restart(store_url, data, tmp
     (upload,) = record.uploads
     assert upload.name == "notes.txt" and upload.kind == "text" and upload.size == 41
     assert upload.sha256 == hashlib.sha256(note.read_bytes()).hexdigest()
-    assert (second.keeper.store.upload_dir(record.folder) / upload.path).read_bytes() == (
-        note.read_bytes()
-    ), "the file stays in the data folder across restarts"
+    assert (
+        second.keeper.store.upload_dir(record.folder, record.owner) / upload.path
+    ).read_bytes() == (note.read_bytes()), "the file stays in the data folder across restarts"
     second.pages.load(state)
     assert [f.display_name for f in second.registry.get(conversation_id).files] == ["notes.txt"]
     second.chat.clear(conversation_id)

@@ -94,8 +94,9 @@ def test_a_corrupt_row_is_a_clear_error_and_the_others_still_work(store):
     save(store, "alice", "good")
     save(store, "alice", "bad")
     with store.session() as session, session.begin():
-        session.execute(text("UPDATE conversations SET messages = :m WHERE id = 'bad'"),
-                        {"m": '{"not": "a list"}'})  # fmt: skip
+        session.execute(text("UPDATE conversation_messages SET data = :m "
+                             "WHERE conversation_id = 'bad' AND position = 1"),
+                        {"m": '["not", "a message"]'})  # fmt: skip
     with pytest.raises(CorruptConversationError, match="damaged"):
         store.get("alice", "bad")
     assert store.get("alice", "good").messages == CHAT
@@ -107,7 +108,7 @@ def test_reopening_does_not_migrate_again(store_url, tmp_path):
     save(first, "alice", "c1")
     first.close()
     second = open_store(tmp_path / "data", store_url)
-    assert current_revision(second.engine) == "0002"
+    assert current_revision(second.engine) == "0004"
     assert second.get("alice", "c1").messages == CHAT
     second.close()
 

@@ -1,0 +1,112 @@
+"""Where a stored conversation's files are in the data folder, and deleting them with it.
+
+The data folder (one shared volume when there are several replicas) holds, per owner and
+conversation: `uploads/<owner folder>/<folder>/` (the files the owner attached),
+`media/<owner folder>/<folder>/` (images and audio the agent made) and
+`memory-images/<folder>/` (images in the agent's memory). The owner folder is a digest of
+the owner (`smolui.uploads.folders.owner_folder`); `<folder>` is the conversation's folder
+name, never its id (paths reach the model and the page; the id is a secret).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shutil
+from pathlib import Path
+
+from smolui.uploads.folders import conversation_folder
+
+logger = logging.getLogger(__name__)
+
+_FOLDER = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class ConversationFiles:
+    """The folders of every conversation's files.
+
+    Args:
+        data_dir: The data folder.
+        upload_root: Parent of the owners' upload folders (default: `data_dir/uploads`).
+        media_root: Parent of the owners' media folders (default: `data_dir/media`).
+    """
+
+    def __init__(
+        self,
+        data_dir: str | Path,
+        upload_root: str | Path | None = None,
+        media_root: str | Path | None = None,
+    ):
+        self.data_dir = Path(data_dir)
+        self.upload_root = Path(upload_root) if upload_root else self.data_dir / "uploads"
+        self.media_root = Path(media_root) if media_root else self.data_dir / "media"
+        # Parents of other per-conversation folders deleted with it (e.g. an older media root).
+        self.extra_roots: list[Path] = []
+
+    def upload_dir(self, folder: str, owner: str | None = None) -> Path:
+        """A conversation's upload folder.
+
+        Args:
+            folder: The conversation's folder name.
+            owner: Its owner.
+        """
+        return conversation_folder(self.upload_root, owner, folder)
+
+    def adopt_unscoped(self, folder: str, owner: str) -> None:
+        """Move the upload folder of a conversation saved before folders were kept per owner
+        (`<upload root>/<folder>`) to its owner's folder, where its agent now looks.
+
+        Args:
+            folder: The conversation's folder name.
+            owner: Its owner.
+        """
+        old, new = self.upload_root / folder, self.upload_dir(folder, owner)
+        if not _FOLDER.match(folder or "") or new.exists() or old.is_symlink() or not old.is_dir():
+            return
+        try:
+            new.parent.mkdir(parents=True, exist_ok=True)
+            old.rename(new)
+        except OSError as error:
+            logger.warning("could not move an upload folder to its owner's folder: %s", error)
+
+    def media_dir(self, folder: str, owner: str | None = None) -> Path:
+        """Where the agent's images and audio for a conversation are written.
+
+        Args:
+            folder: The conversation's folder name.
+            owner: Its owner.
+        """
+        return conversation_folder(self.media_root, owner, folder)
+
+    def image_dir(self, folder: str) -> Path:
+        """Where a conversation's memory images are kept.
+
+        Args:
+            folder: The conversation's folder name.
+        """
+        return self.data_dir / "memory-images" / folder
+
+    def delete(self, owner: str, folder: str) -> None:
+        """Delete every file of one conversation (uploads, media, memory images).
+
+        Args:
+            owner: Its owner.
+            folder: Its folder name; a damaged one (not a plain name) deletes nothing.
+        """
+        if not _FOLDER.match(folder or ""):
+            logger.warning("left the files of a conversation whose folder name is damaged")
+            return
+        places = [
+            conversation_folder(self.upload_root, owner, folder),
+            self.upload_root / folder,  # saved before folders were kept per owner
+            conversation_folder(self.media_root, owner, folder),
+            self.image_dir(folder),
+        ]
+        places += [conversation_folder(root, owner, folder) for root in self.extra_roots]
+        places += [root / folder for root in self.extra_roots]
+        for place in places:
+            # rmtree removes links inside the tree without following them.
+            shutil.rmtree(place, ignore_errors=True)
+
+
+__all__ = ["ConversationFiles"]

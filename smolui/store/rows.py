@@ -1,0 +1,142 @@
+"""Writing a conversation's chat and memory as rows: only the rows that changed.
+
+A turn adds a few messages and steps at the end of a long conversation; rewriting every row
+would make each save cost as much as the whole conversation. `RowWriter` remembers what it
+last wrote for each conversation (and at which revision of it); the next save compares the
+new lists with that, deletes the rows from the first difference on, and inserts the rest.
+A conversation it does not remember, or one another process saved since, is rewritten whole.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import delete, insert, select, text
+from sqlalchemy.orm import Session
+
+from smolui.store.schema import ChatMessageRow, MemoryStepRow
+
+REMEMBERED = 256  # conversations whose last written rows are kept in memory
+
+
+class RowWriter:
+    """Writes chat messages and memory steps as rows, only those that changed.
+
+    Args:
+        remembered: Conversations whose last written rows are kept to compare with.
+    """
+
+    def __init__(self, remembered: int = REMEMBERED):
+        self.remembered = remembered
+        self._written: OrderedDict[str, tuple[int, list[Any], list[Any]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def write(
+        self,
+        session: Session,
+        conversation_id: str,
+        revision: int,
+        messages: Sequence[Any],
+        steps: Sequence[Any],
+    ) -> None:
+        """Bring the rows of one conversation to `messages` and `steps` (in `session`'s
+        transaction, which holds the conversation's row lock).
+
+        Args:
+            session: The open database session.
+            conversation_id: Which conversation.
+            revision: The conversation's revision before this save.
+            messages: The whole chat.
+            steps: The whole memory, one data dict per step.
+        """
+        with self._lock:
+            known = self._written.get(conversation_id)
+        fresh = known is None or known[0] != revision
+        old_messages, old_steps = ([], []) if fresh else (known[1], known[2])
+        _sync(session, ChatMessageRow, conversation_id, old_messages, messages, fresh)
+        _sync(session, MemoryStepRow, conversation_id, old_steps, steps, fresh)
+        with self._lock:
+            self._written[conversation_id] = (revision + 1, list(messages), list(steps))
+            self._written.move_to_end(conversation_id)
+            while len(self._written) > self.remembered:
+                self._written.popitem(last=False)
+
+    def forget(self, conversation_id: str | None = None) -> None:
+        """Compare nothing with what was written (after a failed save, or a deletion).
+
+        Args:
+            conversation_id: Which conversation (None: every one).
+        """
+        with self._lock:
+            if conversation_id is None:
+                self._written.clear()
+            else:
+                self._written.pop(conversation_id, None)
+
+
+def read_rows(session: Session, model: type, conversation_id: str) -> list[Any]:
+    """The data of one conversation's rows of `model`, in order. The database joins them into
+    one JSON array, decoded once (a long conversation has hundreds of rows).
+
+    Args:
+        session: The open database session.
+        model: `ChatMessageRow` or `MemoryStepRow`.
+        conversation_id: Which conversation.
+
+    Raises:
+        ValueError: A row is not valid JSON.
+    """
+    table, dialect = model.__tablename__, session.get_bind().dialect.name
+    if dialect == "sqlite":  # rows hold JSON text: joined as [position, data] pairs, decoded
+        joined = text(  # here (group_concat's order is not guaranteed: sorted after)
+            "SELECT '[' || group_concat('[' || position || ',' || data || ']', ',') || ']' "
+            f"FROM {table} WHERE conversation_id = :c"
+        )
+        raw = session.execute(joined, {"c": conversation_id}).scalar()
+        return [data for _, data in sorted(json.loads(raw), key=lambda p: p[0])] if raw else []
+    if dialect == "postgresql":  # the driver decodes the array it gets
+        joined = text(
+            f"SELECT json_agg(data ORDER BY position) FROM {table} WHERE conversation_id = :c"
+        )
+        return list(session.execute(joined, {"c": conversation_id}).scalar() or [])
+    statement = (
+        select(model.data).where(model.conversation_id == conversation_id).order_by(model.position)
+    )
+    return list(session.scalars(statement).all())
+
+
+def _sync(
+    session: Session,
+    model: type,
+    conversation_id: str,
+    old: Sequence[Any],
+    new: Sequence[Any],
+    fresh: bool,
+) -> None:
+    """Delete the rows from the first difference between `old` and `new` on, insert the rest
+    of `new` (every row when `fresh`)."""
+    start = 0
+    if not fresh:
+        limit = min(len(old), len(new))
+        while start < limit and (old[start] is new[start] or old[start] == new[start]):
+            start += 1
+        if start == len(old) == len(new):
+            return
+    drop = delete(model).where(model.conversation_id == conversation_id)
+    if fresh:
+        session.execute(drop)
+    elif start < len(old):  # a changed tail (an edit, an undo); appending deletes nothing
+        session.execute(drop.where(model.position >= start))
+    rows = [
+        {"conversation_id": conversation_id, "position": position, "data": item}
+        for position, item in enumerate(new[start:], start)
+    ]
+    if rows:
+        session.execute(insert(model), rows)
+
+
+__all__ = ["RowWriter", "read_rows"]

@@ -1,0 +1,100 @@
+"""The model picked for a conversation is stored with it and comes back when it resumes.
+
+Real parts: a SQLite file and the real PostgreSQL server, the app's `AgentFactory` building
+real CodeAgents (local executor) from `scripted:` model specs the tests write.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from smolui.conversations import ConversationHandlers
+from smolui.factory import AgentFactory
+from smolui.handlers import ChatHandlers, HandlerConfig
+from smolui.keeper import ConversationKeeper
+from smolui.model_picker import DEFAULT_CHOICE
+from smolui.sessions import SessionRegistry
+from smolui.settings import Settings
+from smolui.store import database, migrate, open_store
+from smolui.uploads import UploadPolicy
+
+
+def answering(folder: Path, name: str, answer: str) -> str:
+    path = folder / f"{name}.json"
+    reply = f"<code>\nfinal_answer({answer!r})\n</code>"
+    path.write_text(json.dumps({"replies": [reply], "loop": True}), encoding="utf-8")
+    return f"scripted:{path}"
+
+
+class App:
+    """One app process with a model picker, on a store at `url` and a data folder."""
+
+    def __init__(self, url: str, data: Path, specs: tuple[str, str]):
+        settings = Settings(model=specs[0], models=specs, executor="local", max_steps=2)
+        self.registry = SessionRegistry(AgentFactory(settings, loader=None), data / "uploads")
+        self.keeper = ConversationKeeper(open_store(data, url), lambda: [])
+        self.registry.resume, self.registry.keep_files = self.keeper.resume, True
+        config = HandlerConfig(policy=UploadPolicy(), max_steps=2, executor_type="local")
+        self.chat = ChatHandlers(self.registry, config, self.keeper)
+        self.pages = ConversationHandlers(self.registry, self.keeper)
+
+    def send(self, conversation_id: str, words: str) -> str:
+        shown, pending = self.chat.echo({"text": words, "files": []}, [])
+        final, _ = list(self.chat.run_turn(pending, shown, conversation_id))[-1]
+        return "\n".join(str(message["content"]) for message in final)
+
+    def close(self) -> None:
+        self.registry.close_all()
+        self.keeper.store.close()
+
+
+@pytest.fixture
+def specs(tmp_path: Path) -> tuple[str, str]:
+    return answering(tmp_path, "alpha", "from alpha"), answering(tmp_path, "beta", "from beta")
+
+
+def test_a_resumed_conversation_is_rebuilt_with_its_picked_model(store_url, tmp_path, specs):
+    data = tmp_path / "data"
+    first = App(store_url, data, specs)
+    picked, _, state, _ = first.pages.new_chat({}, None, specs[1])
+    plain, _, _, _ = first.pages.new_chat(state, None)
+    assert "from beta" in first.send(picked, "hello")
+    assert "from alpha" in first.send(plain, "hello")
+    first.close()  # a restart: no agent stays in memory
+
+    second = App(store_url, data, specs)
+    assert second.keeper.find(state["owner"], picked).model == specs[1]
+    assert second.keeper.find(state["owner"], plain).model is None
+    opened, *_ = second.pages.load({**state, "current": picked})
+    assert opened == picked and second.pages.model_of(picked) == specs[1], "the picker shows it"
+    assert "from beta" in second.send(picked, "again")
+    assert f"`{specs[1]}`" in second.chat.side_panel(picked)
+    second.pages.switch(plain, picked, state)
+    assert second.pages.model_of(plain) == DEFAULT_CHOICE
+    assert "from alpha" in second.send(plain, "again")
+    second.close()
+
+
+def test_the_model_migration_keeps_conversations_saved_before_it(store_url, tmp_path):
+    engine = database.create_engine(database.database_url(tmp_path, store_url))
+    migrate.upgrade(engine, "0002")
+    with engine.begin() as connection:
+        connection.execute(
+            text(
+                "INSERT INTO conversations (id, owner, title, created_at, updated_at, folder, "
+                "messages, memory, turn_state, search_text) VALUES ('c1', 'alice', 'Old', "
+                "CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, 'f1', '[]', NULL, 'done', '')"
+            )
+        )
+    engine.dispose()
+    store = open_store(tmp_path, store_url)  # migrates to the newest schema
+    assert migrate.current_revision(store.engine) not in (None, "0002")
+    old = store.get("alice", "c1")
+    assert old.title == "Old" and old.model is None
+    assert store.save("alice", "c1", folder="f1", messages=[], memory=None, model="local")
+    assert store.get("alice", "c1").model == "local"
+    store.close()
