@@ -33,7 +33,7 @@ def serve(plain: bool) -> None:
     """Run the app (scripted model, local executor) and print its port; serve until killed.
 
     Args:
-        plain: Launch without smolui's CSS and script.
+        plain: Launch without smolui's CSS (both style sheets) and script.
     """
     import socket
 
@@ -53,7 +53,7 @@ def serve(plain: bool) -> None:
     def make_agent() -> Any:
         return CodeAgent([], ScriptedModel(["<code>\nfinal_answer('ok')\n</code>"]))
 
-    options: dict[str, Any] = {"css_paths": None, "js": None} if plain else {}
+    options: dict[str, Any] = {"css_paths": None, "js": None, "head": None} if plain else {}
     ui = GradioUI(make_agent, settings=settings, model_label=lambda: "scripted")
     ui.launch(prevent_thread_lock=True, quiet=True, **options)
     print(port, flush=True)

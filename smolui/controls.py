@@ -12,11 +12,13 @@ from typing import Any
 
 from smolui.handlers import ChatHandlers
 from smolui.message_actions import NOTHING_TO_RETRY as NOTHING_TO_RETRY
+from smolui.message_actions import RETRY_AFTER_STOP as RETRY_AFTER_STOP
 from smolui.message_actions import STILL_RUNNING as STILL_RUNNING
 from smolui.message_actions import MessageActions
 from smolui.render import Message
 
 NOTHING_RUNNING = "Nothing is running."
+RETRY_CANCELLED = "The waiting retry is cancelled."
 # Asked by the page's script (smolui/assets/smolui.js) before a Clear click reaches gradio.
 CLEAR_QUESTION = "Clear this conversation? The agent forgets it and its files are removed."
 
@@ -33,7 +35,8 @@ def stop_button(running: bool) -> Any:
 
 
 def stop_adapter(chat: ChatHandlers) -> Callable[[Any], None]:
-    """Stop, or a short notice when this conversation runs nothing.
+    """Stop, or a short notice when this conversation runs nothing; a retry waiting for
+    the stopped turn (see `MessageActions.retry`) is cancelled instead.
 
     Args:
         chat: The page's handlers.
@@ -43,6 +46,10 @@ def stop_adapter(chat: ChatHandlers) -> Callable[[Any], None]:
         import gradio as gr
 
         session = chat.registry.get(conversation_id)
+        if session is not None and session.retry_after_stop:
+            session.retry_after_stop = False  # its turn sees this and does not run
+            gr.Info(RETRY_CANCELLED)
+            return
         if session is None or not session.busy:
             gr.Info(NOTHING_RUNNING)
             return

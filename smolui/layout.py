@@ -127,6 +127,7 @@ def build_layout(
     state_key: str = DEFAULT_STATE_KEY,
     sign_in_button: Callable[[], Any] | None = None,
     models: list[tuple[str, str]] | None = None,
+    events: Callable[[Layout], None] | None = None,
 ) -> Layout:
     """Create the Blocks and its components.
 
@@ -138,6 +139,8 @@ def build_layout(
         sign_in_button: Adds a sign-in button under the header (Sign in with Hugging Face).
         models: The model picker's choices (`model_picker.model_choices`); hidden when fewer
             than two.
+        events: Wires the layout's events, called inside the Blocks (gradio then builds
+            the page's configuration once, when the Blocks closes).
     """
     import gradio as gr
 
@@ -190,22 +193,26 @@ def build_layout(
             inputs=[textbox],
             cache_examples=False,
             label="Examples",
+            elem_id="examples",
         )
-    return Layout(
-        demo=demo,
-        chatbot=chatbot,
-        textbox=textbox,
-        stop=stop,
-        retry=retry,
-        clear=clear,
-        new_chat=new_chat,
-        conversations=conversations,
-        panel=panel,
-        export_md=export_md,
-        export_json=export_json,
-        export_file=export_file,
-        store=store,
-        conversation_id=conversation_id,
-        pending=pending,
-        **manage,
-    )
+        layout = Layout(
+            demo=demo,
+            chatbot=chatbot,
+            textbox=textbox,
+            stop=stop,
+            retry=retry,
+            clear=clear,
+            new_chat=new_chat,
+            conversations=conversations,
+            panel=panel,
+            export_md=export_md,
+            export_json=export_json,
+            export_file=export_file,
+            store=store,
+            conversation_id=conversation_id,
+            pending=pending,
+            **manage,
+        )
+        if events is not None:
+            events(layout)
+    return layout

@@ -12,8 +12,9 @@ memory and the code's variables go back to where they were (`agent.undo_last_tur
 # No `from __future__ import annotations`: gradio reads the `gr.EditData` annotation of the
 # edit adapter at runtime to pass the event's data.
 
+import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,11 @@ Message = dict[str, Any]
 NOTHING_TO_UNDO = "There is nothing to undo yet."
 NOTHING_TO_RETRY = "There is no message to retry yet."
 STILL_RUNNING = "The agent is still answering: stop it first."
+RETRY_AFTER_STOP = (
+    "Retrying as soon as the stopped answer ends its current step (a model call or code "
+    "run in progress finishes first)."
+)
+RETRY_ALREADY_WAITING = "A retry is already waiting for the stopped answer to end."
 ONLY_LAST_EDITABLE = "Only your last message can be edited."
 NO_EDIT_WITH_FILES = (
     "A message with attachments cannot be edited: undo it and send it again with its files."
@@ -40,8 +46,9 @@ class ActionResult:
 
     Args:
         chat: The chat messages the page shows next.
-        pending: What `ChatHandlers.run_turn` runs next (`{"text", "files"}` or
-            `{"retry": True}`), or None when nothing runs.
+        pending: What `ChatHandlers.run_turn` runs next (`{"text", "files"}`, `{"retry": True}`,
+            or with `"after_stop": True` a retry that waits for the stopped turn to end),
+            or None when nothing runs.
         notice: A short line for the page (a toast) when the action did not happen.
     """
 
@@ -116,6 +123,7 @@ class MessageActions:
     def retry(self, history: list[Message], conversation_id: str | None) -> ActionResult:
         """Run the last message again. After an undo the agent no longer holds the request
         of the turn now last, so its text is sent again (a message with files cannot be).
+        Right after Stop the stopped turn still ends its step: the retry then waits for it.
 
         Args:
             history: The chat.
@@ -124,7 +132,7 @@ class MessageActions:
         history = list(history or [])
         session = self.chat.registry.get(conversation_id)
         if session is not None and session.busy:
-            return ActionResult(history, notice=STILL_RUNNING)
+            return _retry_when_stopped(session, history)
         if session is not None and session.last_request is not None:
             shown, pending = self.chat.retry(history, conversation_id)
             return ActionResult(shown, pending, None if pending else STILL_RUNNING)
@@ -169,6 +177,8 @@ class MessageActions:
         session = self.chat.registry.get(conversation_id)
         if session is not None and not self._forget(session):
             return ActionResult(restored, notice=STILL_RUNNING)
+        if session is not None and _first_text(history[:index]) is None:
+            self._retitle(session, text_only(previous) or "", new_text)
         shown = history[:index] + [{"role": "user", "content": new_text}]
         return ActionResult(shown, {"text": new_text, "files": []})
 
@@ -184,10 +194,37 @@ class MessageActions:
             session.end_turn()
         return True
 
+    def _retitle(self, session: Any, old_text: str, new_text: str) -> None:
+        """The conversation's title follows its edited first message, when the title was
+        made from that message (a title the person chose stays)."""
+        from smolui.store.conversations import title_of
+
+        keeper = self.chat.keeper
+        if keeper is None or session.owner is None:
+            return
+        old, new = (title_of([{"role": "user", "content": t}]) for t in (old_text, new_text))
+        try:
+            stored = keeper.find(session.owner, session.id)
+            if stored is not None and stored.title == old and new != old:
+                keeper.rename(session.owner, session.id, new)
+        except Exception:  # the title is a nicety: the edit itself goes on
+            logger.warning("could not retitle an edited conversation", exc_info=True)
+
     def _save(self, session: Any, chat: list[Message]) -> None:
         keeper = self.chat.keeper
         if keeper is not None and session.owner is not None:
             keeper.save(session, chat, "idle")
+
+
+def _retry_when_stopped(session: Any, history: list[Message]) -> ActionResult:
+    """Retry while a turn runs: refused unless it was stopped; a stopped turn still ends its
+    step, so the retry is queued behind it (`ChatHandlers.run_turn` waits for its end)."""
+    if not session.stop_requested.is_set():
+        return ActionResult(history, notice=STILL_RUNNING)
+    if session.retry_after_stop:
+        return ActionResult(history, notice=RETRY_ALREADY_WAITING)
+    session.retry_after_stop = True
+    return ActionResult(history, {"retry": True, "after_stop": True}, RETRY_AFTER_STOP)
 
 
 def _is_user(message: Message) -> bool:
@@ -205,6 +242,17 @@ def _turn_text(history: list[Message], turn: tuple[int, int] | None) -> str | No
     if any(part is None for part in parts):
         return None
     return "\n".join(part for part in parts if part).strip()  # type: ignore[misc]
+
+
+def _first_text(history: list[Message]) -> str | None:
+    """The first text the person wrote in `history` (files and refused files skipped)."""
+    for message in history:
+        content = message.get("content")
+        if _is_user(message) and not is_refused_chip(content):
+            text = text_only(content)
+            if text and text.strip():
+                return text
+    return None
 
 
 def _with_content(history: list[Message], index: int, content: Any) -> list[Message]:
@@ -270,6 +318,28 @@ def action_adapters(chat: ChatHandlers) -> dict[str, Callable]:
     return {"undo": undo, "retry": retry, "edit": edit}
 
 
+def retried_turn(run: Callable, inputs: list, ui: Any) -> tuple:
+    """(handler, inputs, outputs) of the turn a retry or an edit starts: each update also
+    keeps Stop enabled while it runs. The page that pressed Stop has its turn's end handler
+    (which disables Stop) in flight, and it may land after the retry's own update.
+
+    Args:
+        run: The queued turn handler (`pending, history, conversation_id, ...` -> updates of
+            `(chat, conversation_id)`).
+        inputs: Its inputs, the pending request first.
+        ui: The page's components (`smolui.layout.Layout`).
+    """
+    from smolui.controls import stop_button
+
+    @functools.wraps(run)  # gradio reads the wrapped signature (request, profile)
+    def turn(*args: Any, **kwargs: Any) -> Iterator[tuple]:
+        running = bool(args[0]) if args else False
+        for chat, conversation_id in run(*args, **kwargs):
+            yield chat, conversation_id, stop_button(running)
+
+    return turn, inputs, [ui.chatbot, ui.conversation_id, ui.stop]
+
+
 def wire_actions(
     layout: Any,
     chat: ChatHandlers,
@@ -295,10 +365,11 @@ def wire_actions(
     # Queued (without a limit) so their notices can reach the page.
     options = dict(concurrency_limit=None, show_progress="hidden")
     panel = (safe(answering_panel(chat)), [ui.conversation_id, ui.pending], [ui.panel])
+    retried = retried_turn(run[0], run[1], ui)
     for event, handler in ((ui.chatbot.retry, fn["retry"]), (ui.chatbot.edit, fn["edit"])):
         event(handler, [ui.chatbot, ui.conversation_id], started, **options).then(
             *panel, queue=False
-        ).then(*run, **turn).then(*after, queue=False)
+        ).then(*retried, **turn).then(*after, queue=False)
     ui.chatbot.undo(fn["undo"], [ui.chatbot, ui.conversation_id], [ui.chatbot], **options).then(
         *after, queue=False
     )

@@ -18,25 +18,70 @@ TINY_MODEL_NOTE = (
 )
 
 
+# The configured executor before its agent exists, in plain words.
+_PLANNED = {
+    "sandbox": "isolated worker process",
+    "local": "none: code runs inside the app's own process (trusted models only)",
+}
+
+
 def isolation_label(agent: MultiStepAgent | None, executor_type: str, running: bool = False) -> str:
-    """The sandbox's isolation level in words.
+    """What isolates the agent's code, in plain words.
 
     Args:
         agent: The conversation's agent, or None before it exists.
-        executor_type: The configured executor ("sandbox" or "local").
+        executor_type: The configured executor ("sandbox", "local", "jupyter", ...).
         running: Whether a turn runs now (the agent is being made if it does not exist).
     """
     if agent is None:
+        planned = _PLANNED.get(executor_type, f"{executor_type} executor")
+        if executor_type == "local":
+            return planned
         return (
-            f"{executor_type} (starting…)"
-            if running
-            else f"{executor_type} (starts with your first message)"
+            f"{planned} (starting…)" if running else f"{planned} (starts with your first message)"
         )
     executor = agent.executor
     if executor is None:
         return "no code executor"
-    level = executor.isolation.get("level")
-    return str(level) if level else executor_type
+    return describe_isolation(executor.isolation, executor_type)
+
+
+def describe_isolation(report: dict[str, Any], executor_type: str) -> str:
+    """An executor's isolation report (`CodeExecutor.isolation`) in plain words.
+
+    Args:
+        report: The report: layer flags, "notes" and "level".
+        executor_type: The configured executor, named when the report says nothing.
+    """
+    if report.get("remote"):
+        return str(report.get("level") or report.get("where") or executor_type)
+    if not report.get("process"):
+        return _PLANNED["local"]
+    layers = [name for key, name in _LAYER_WORDS if report.get(key)]
+    notes = report.get("notes") if isinstance(report.get("notes"), dict) else {}
+    if report.get("namespaces") and "net" in str(notes.get("namespaces", "")):
+        layers.append("no network")
+    text = "separate process" + (": " + ", ".join(_joined(layers)) if layers else "")
+    missing = [name for key, name in _LAYER_WORDS if key in _EXPECTED and not report.get(key)]
+    return f"{text} (missing: {', '.join(missing)})" if missing else text
+
+
+def _joined(layers: list[str]) -> list[str]:
+    """The layers with Landlock and seccomp as one item ("Landlock + seccomp") when both are on."""
+    if layers[:2] == ["Landlock", "seccomp"]:
+        return ["Landlock + seccomp", *layers[2:]]
+    return layers
+
+
+# Sandbox layers as a person reads them; the expected ones are named when missing.
+_LAYER_WORDS = (
+    ("landlock", "Landlock"),
+    ("seccomp", "seccomp"),
+    ("own_uid", "own uid"),
+    ("pid_namespace", "own PID namespace"),
+    ("rlimits", "memory/CPU limits"),
+)
+_EXPECTED = ("landlock", "seccomp", "rlimits")
 
 
 def _where_title(executor_type: str) -> str:

@@ -1,6 +1,7 @@
 """The page's own styles and behaviour, given to gradio at launch (no work at import time).
 
 `smolui/assets/smolui.css`: readable steps (AA contrast), wrapping logs, compact layout.
+`smolui/assets/page.css`: the phone layout (page-level rules gradio would scope; in <head>).
 `smolui/assets/smolui.js`: the sidebar folded under 900 px, Esc stops, live step timers.
 """
 
@@ -12,11 +13,17 @@ from typing import Any
 ASSETS = Path(__file__).parent / "assets"
 CSS_PATH = ASSETS / "smolui.css"
 JS_PATH = ASSETS / "smolui.js"
+PAGE_CSS_PATH = ASSETS / "page.css"
 
 
 def launch_options() -> dict[str, Any]:
     """The `launch` / `mount_gradio_app` options that add smolui's styles and script."""
-    return {"css_paths": [CSS_PATH], "js": JS_PATH.read_text(encoding="utf-8")}
+    page_css = PAGE_CSS_PATH.read_text(encoding="utf-8")
+    return {
+        "css_paths": [CSS_PATH],
+        "js": JS_PATH.read_text(encoding="utf-8"),
+        "head": f"<style>\n{page_css}</style>",
+    }
 
 
 def apply_defaults(options: dict[str, Any]) -> dict[str, Any]:

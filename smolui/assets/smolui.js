@@ -105,6 +105,14 @@
       row.querySelectorAll('button[aria-label="Edit"]').forEach((button) => {
         button.style.display = editable ? "" : "none";
       });
+      // A message whose every button is hidden (Share by the styles, Edit above) would
+      // keep an empty button frame: a stray dot beside it.
+      row.querySelectorAll(".message-buttons").forEach((panel) => {
+        const shown = [...panel.querySelectorAll("button")].some((button) =>
+          button.style.display !== "none" && button.getAttribute("aria-label") !== "Share");
+        const display = shown ? "" : "none";
+        if (panel.style.display !== display) panel.style.display = display;
+      });
     });
   };
   // gradio repeats the answer's buttons (copy, retry, undo) under every message of a turn:

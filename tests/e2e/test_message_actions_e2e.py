@@ -21,6 +21,11 @@ from tests.e2e.test_ui_pass import serious_violations, shot
 pytestmark = pytest.mark.e2e
 
 USER = f'{CHAT} [data-testid="user"]'
+# The visitor's messages whose row of buttons shows a frame but no button (a stray dot).
+EMPTY_BUTTON_FRAMES = """() => [...document.querySelectorAll('#chat .user-row .message-buttons')]
+    .filter((frame) => frame.getClientRects().length
+        && ![...frame.querySelectorAll('button')].some((b) => b.getClientRects().length))
+    .length"""
 
 
 def tasks(app) -> list[str]:
@@ -138,6 +143,7 @@ def test_attachments_show_names_and_refused_files_are_marked(app, open_page, tmp
     expect(page.locator(f"{CHAT} .user-row del", has_text="notes.txt")).to_have_count(0)
     expect(panel).to_contain_text("notes.txt")
     expect(panel).not_to_contain_text("fake.pdf")
+    assert page.evaluate(EMPTY_BUTTON_FRAMES) == 0, "an empty button frame beside a message"
     page.locator(f"{CHAT} [role=log]").evaluate("log => { log.scrollTop = 0; }")
     shot(page, "upload-refusal")
     found = serious_violations(page)

@@ -189,7 +189,8 @@ def test_controls_follow_the_state(app, open_page):
     expect(page.locator(f'{CHAT} [data-testid="user"]')).to_have_count(0)
 
 
-def test_phone_sidebar_is_folded_and_nothing_scrolls_sideways(app, open_page):
+@pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
+def test_phone_puts_the_chat_first_and_nothing_scrolls_sideways(app, open_page, dark):
     app.model_options = {"loop": True}
     app.script = lambda: by_task(
         {
@@ -198,11 +199,31 @@ def test_phone_sidebar_is_folded_and_nothing_scrolls_sideways(app, open_page):
             ]
         }
     )
-    page = open_page(app.url, viewport=PHONE)
+    page = open_page(app.url, viewport=PHONE, dark=dark)
     expect(page.locator(".sidebar.open")).to_have_count(0)
+    toggle = page.locator(".sidebar .toggle-button").bounding_box()
+    assert toggle is not None and toggle["x"] >= 2, f"the sidebar button is cut off: {toggle}"
+    first_example = page.locator("#examples .gallery-item").first.bounding_box()
+    assert first_example["y"] + first_example["height"] <= PHONE["height"], "examples hidden"
+    shot(page, f"mobile-empty-{'dark' if dark else 'light'}")
     send(page, "wide output please")
     wait_turn_done(page)
+    expect(page.locator("#examples")).to_be_hidden()  # a conversation gives the chat the room
+    chat = page.locator(CHAT).bounding_box()
+    assert chat["height"] >= 0.65 * PHONE["height"], f"the chat is {chat['height']} px tall"
+    box = page.locator("#message").bounding_box()
+    assert box["y"] + box["height"] <= PHONE["height"], "the message box is below the screen"
     step_title(page, "Step 1").click()
+    code = page.locator(f"{CHAT} code.language-python").first
+    expect(code).to_be_visible()
+    overlap = code.evaluate(
+        """code => { const wrap = code.closest('[class*=code_wrap]');
+                     const button = wrap.querySelector('button').getBoundingClientRect();
+                     const line = document.createRange(); line.selectNodeContents(code);
+                     const first = line.getClientRects()[0];
+                     return button.bottom > first.top && button.left < first.right; }"""
+    )
+    assert not overlap, "the code's copy button sits over its first line"
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= PHONE["width"], f"the page scrolls sideways on a phone ({width} px wide)"
-    shot(page, "mobile")
+    shot(page, f"mobile-{'dark' if dark else 'light'}")

@@ -7,15 +7,18 @@ from pathlib import Path
 import gradio
 import pytest
 
+from agents.models.scripted import ScriptedReply
 from smolui.controls import (
     CLEAR_QUESTION,
     NOTHING_RUNNING,
     NOTHING_TO_RETRY,
+    RETRY_AFTER_STOP,
+    RETRY_CANCELLED,
     retry_adapter,
     stop_adapter,
 )
-from smolui.theme import CSS_PATH, JS_PATH, apply_defaults
-from tests.smolui.test_handlers import ANSWER, make_app, run
+from smolui.theme import CSS_PATH, JS_PATH, PAGE_CSS_PATH, apply_defaults
+from tests.smolui.test_handlers import ANSWER, make_app, run, start_turn
 
 
 @pytest.fixture
@@ -33,6 +36,22 @@ def test_stop_and_retry_with_nothing_to_act_on_say_so(tmp_path: Path, notices):
     assert (shown, pending) == ([], None) and button.interactive is False
 
 
+def test_stop_cancels_a_retry_that_waits_for_the_stopped_turn(tmp_path: Path, notices):
+    slow = ScriptedReply("Thought: slow", delay=1.0)
+    handlers, registry = make_app(tmp_path, lambda: [slow])
+    turn, conversation_id = start_turn(handlers, "compute")
+    history = next(turn)[0]
+    stop_adapter(handlers)(conversation_id)  # the step in flight still ends
+    shown, pending, button = retry_adapter(handlers)(history, conversation_id)
+    assert pending is not None and button.interactive is True
+    stop_adapter(handlers)(conversation_id)  # the waiting retry is called off
+    assert notices == [RETRY_AFTER_STOP, RETRY_CANCELLED]
+    stopped = list(turn)[-1][0]
+    final = list(handlers.run_turn(pending, shown, conversation_id))
+    assert len(final) == 1 and registry.get(conversation_id).busy is False
+    assert final[-1][0] == stopped, "the stopped answer stays; nothing runs again"
+
+
 def test_retry_after_a_turn_runs_again_and_enables_stop(tmp_path: Path, notices):
     handlers, _ = make_app(tmp_path, lambda: [ANSWER])
     history, conversation_id = run(handlers, "compute", None)[-1]
@@ -48,6 +67,9 @@ def test_launch_options_add_styles_and_script_without_overriding_the_caller():
     assert options["js"] == JS_PATH.read_text(encoding="utf-8")
     assert apply_defaults({})["css_paths"] == [CSS_PATH] and CSS_PATH.stat().st_size > 0
     assert JS_PATH.read_text(encoding="utf-8").lstrip().startswith("() =>")
+    head = apply_defaults({})["head"]  # the page-level phone layout, unscoped, in <head>
+    assert head.startswith("<style>") and PAGE_CSS_PATH.read_text(encoding="utf-8") in head
+    assert apply_defaults({"head": "<meta>"})["head"] == "<meta>"
 
 
 def test_the_page_script_asks_the_clear_question():

@@ -16,6 +16,8 @@ from smolui.message_actions import (
     NOTHING_TO_RETRY,
     NOTHING_TO_UNDO,
     ONLY_LAST_EDITABLE,
+    RETRY_AFTER_STOP,
+    RETRY_ALREADY_WAITING,
     STILL_RUNNING,
     MessageActions,
     answering_panel,
@@ -211,6 +213,33 @@ def test_actions_wait_for_a_running_turn(tmp_path):
     assert tasks(registry, conversation_id) == ["fast", "slow"]
 
 
+def test_a_retry_right_after_stop_waits_for_the_stopped_turn_and_then_runs(tmp_path):
+    rules = {
+        "slow": [
+            ScriptedReply("Thought: slow", delay=1.5),
+            "<code>\nfinal_answer('retried')\n</code>",
+        ],
+    }
+    chat, actions, registry = make_app(tmp_path, rules)
+    shown, pending = chat.echo({"text": "slow", "files": []}, [])
+    turn = chat.run_turn(pending, shown, None)
+    _, conversation_id = next(turn)
+    stopped: list = []
+    first = threading.Thread(target=lambda: stopped.extend(turn))
+    first.start()
+    chat.stop(conversation_id)  # the model call in flight still ends its step
+    queued = actions.retry(shown, conversation_id)
+    assert queued.notice == RETRY_AFTER_STOP and queued.pending is not None
+    assert actions.retry(shown, conversation_id).notice == RETRY_ALREADY_WAITING
+    final = list(chat.run_turn(queued.pending, queued.chat, conversation_id))[-1][0]
+    first.join(20)
+    assert "stopped" in " ".join(texts(stopped[-1][0])).lower()  # the first turn did stop
+    assert texts(final)[0] == "slow" and "retried" in texts(final)
+    assert not any("Stopped." in text for text in texts(final)), "the stopped answer is gone"
+    assert tasks(registry, conversation_id) == ["slow"]
+    assert registry.get(conversation_id).retry_after_stop is False
+
+
 def test_a_turn_with_a_refused_file_is_not_resent_as_text(tmp_path):
     chat, actions, _ = make_app(tmp_path)
     history = [
@@ -233,3 +262,40 @@ def test_a_started_retry_or_edit_shows_the_panel_answering(tmp_path):
     edited = actions.edit(history, conversation_id, index, "two", "one")
     assert edited.pending is not None and RUNNING in panel(conversation_id, edited.pending)
     assert not isinstance(panel(None, actions.retry([], None).pending), str), "left as it is"
+
+
+def test_an_edited_first_message_retitles_the_conversation_unless_renamed(tmp_path):
+    from smolui.conversations import ConversationHandlers
+    from smolui.keeper import ConversationKeeper
+    from smolui.store import open_store
+
+    rules = {"apples": ["<code>\nfinal_answer('a')\n</code>"], "pears": RULES["one"]}
+    rules |= {"plums": ["<code>\nfinal_answer('p')\n</code>"]}
+    chat, actions, registry = make_app(tmp_path, rules)
+    keeper = ConversationKeeper(open_store(tmp_path, None, tmp_path / "uploads"), lambda: [])
+    registry.resume, registry.keep_files = keeper.resume, True
+    chat.keeper = keeper
+    pages = ConversationHandlers(registry, keeper)
+    try:
+        conversation_id, history, state, _ = pages.load(None, page="p1")
+        history, _ = send(chat, "tell me about apples", conversation_id, history)
+
+        def titles() -> list[str]:
+            return [summary.title for summary in keeper.list(state["owner"])]
+
+        assert titles() == ["tell me about apples"]
+        index = last_user_turn(history)[1]
+        edited = actions.edit(
+            history, conversation_id, index, "now pears", history[index]["content"]
+        )
+        history = run(chat, edited, conversation_id)
+        assert titles() == ["now pears"], "the title follows the message it was made from"
+        pages.rename("My fruit", conversation_id, state)
+        edited = actions.edit(
+            history, conversation_id, index, "then plums", history[index]["content"]
+        )
+        run(chat, edited, conversation_id)
+        assert titles() == ["My fruit"], "a title the person chose stays"
+    finally:
+        registry.close_all()
+        keeper.store.close()
