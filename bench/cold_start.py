@@ -1,12 +1,13 @@
-"""Cold start: seconds from `python app.py` to its first HTTP 200, next to smolagents' GradioUI.
+"""Cold start: seconds from `python app.py` to its first HTTP 200 and to a usable chat, next to
+smolagents' GradioUI.
 
     python bench/cold_start.py [--repeats 5]
 
 Starts each app in a fresh process with a fresh data folder, no API key and no network, and
 polls it every 20 ms. Prints, per app, the median (and min/max) over the repeats of:
   - "200 at /": the first HTTP 200 answer to `GET /`;
-  - "app ready": the first HTTP 200 answer to `GET /config` (gradio's page configuration:
-    the chat page is built and its events are wired);
+  - "chat usable": the first HTTP 200 answer to `GET /config` (gradio's page configuration:
+    the real chat page is built, its events are wired and it serves);
   - the CPU seconds the app process had used at each of those moments (steadier than wall
     time on a shared machine).
 smolui is `python app.py` with its offline default model (SmolLM2 through llama.cpp), loaded
@@ -37,9 +38,9 @@ POLL_S = 0.02
 TIMEOUT_S = 180.0
 ROWS = (
     ("200 at /", "first"),
-    ("app ready (/config 200)", "ready"),
-    ("CPU s used by 200 at /", "first_cpu"),
-    ("CPU s used by app ready", "ready_cpu"),
+    ("chat usable (/config 200)", "ready"),
+    ("CPU s by 200 at /", "first_cpu"),
+    ("CPU s by chat usable", "ready_cpu"),
 )
 SECRETS = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 
@@ -187,7 +188,7 @@ def main() -> None:
     args = parser.parse_args()
     python = args.smolagents_venv / "bin" / "python"
     rivals = python.exists()
-    print(f"cold start to HTTP 200, {args.repeats} repeats each · {load_average()}")
+    print(f"cold start, median (min-max) of {args.repeats} starts each · {load_average()}")
     if not rivals:
         print(f"(no {python}: smolagents column skipped)")
     results: dict[str, list[Timings]] = {"smolui": [], "smolagents": []}
@@ -197,10 +198,10 @@ def main() -> None:
         if rivals:
             with tempfile.TemporaryDirectory(prefix="cold-start-") as folder:
                 results["smolagents"].append(smolagents_run(python, Path(folder)))
-    print(f"{'':>24} {'smolui (python app.py)':>26} {'smolagents GradioUI':>26}")
+    print(f"{'':>26} {'smolui (python app.py)':>26} {'smolagents GradioUI':>26}")
     for label, field in ROWS:
         row = [summary([getattr(run, field) for run in results[name]]) for name in results]
-        print(f"{label:>24} {row[0]:>26} {row[1]:>26}")
+        print(f"{label:>26} {row[0]:>26} {row[1]:>26}")
     print(f"after: {load_average()}")
 
 
