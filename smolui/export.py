@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from smolui.durations import format_duration
+
 Message = dict[str, Any]
 
 
@@ -74,8 +76,9 @@ def _message_markdown(message: Message, children: dict[str, list[Message]]) -> l
     title = meta.get("title")
     if not title:
         return [*body, ""]
+    duration = meta.get("duration")  # chats saved before the time moved into `log`
     extras = [
-        f"{meta['duration']:.1f} s" if isinstance(meta.get("duration"), (int, float)) else "",
+        format_duration(duration) if isinstance(duration, (int, float)) else "",
         str(meta.get("log") or ""),
     ]
     summary = " · ".join([str(title), *[e for e in extras if e]])

@@ -96,6 +96,7 @@ class GradioUI(GradioUIApiMixin):
     def handler_config(self) -> Any:
         """What the chat handlers need from the app's settings (a `HandlerConfig`)."""
         from smolui.handlers import HandlerConfig
+        from smolui.model_picker import model_offered
         from smolui.uploads import UploadPolicy
 
         policy = UploadPolicy(max_file_bytes=int(self.settings.max_file_size_mb * MB))
@@ -106,6 +107,9 @@ class GradioUI(GradioUIApiMixin):
             executor_type=self.settings.executor,
             model_label=self.model_label,
             reset_agent_memory=self.reset_agent_memory,
+            model_available=functools.partial(
+                model_offered, default=self.settings.model, models=self.settings.models
+            ),
         )
 
     def _model_choices(self) -> list[tuple[str, str]]:

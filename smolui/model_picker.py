@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from smolui.sessions import Session
+
+logger = logging.getLogger(__name__)
 
 # The picker's value for the app's default model (`--model`): no spec, the factory's own.
 DEFAULT_CHOICE = ""
@@ -36,3 +43,48 @@ def model_picker(choices: list[tuple[str, str]]) -> Any:
         visible=len(choices) >= 2,
         elem_classes="model-picker",
     )
+
+
+def model_offered(spec: str, default: str | None, models: tuple[str, ...] | list[str]) -> bool:
+    """Whether this app runs the model `spec` now: its default model or one of `--models`.
+
+    Args:
+        spec: A model spec stored with a conversation.
+        default: The app's default model spec (`settings.model`; None: "local").
+        models: The specs a visitor may pick (`settings.models`).
+    """
+    return spec == (default or "local") or spec in models
+
+
+def unavailable_model_notice(spec: str, default_label: str) -> str:
+    """The chat's notice for a resumed conversation whose model is gone.
+
+    Args:
+        spec: The model spec stored with the conversation.
+        default_label: The default model's display name.
+    """
+    return f"The model `{spec}` used here is not available now; using `{default_label}`."
+
+
+def fall_back_if_gone(
+    session: Session, available: Callable[[str], bool], default_label: str
+) -> str | None:
+    """Switch a resumed conversation whose model this app no longer runs to the default.
+
+    Only before its agent is built (a built agent already runs some model). The store
+    keeps the switch with the conversation's next save.
+
+    Args:
+        session: The conversation (`smolui.sessions.Session`).
+        available: `(spec) -> bool`: whether the app runs `spec` now.
+        default_label: The default model's display name, for the notice.
+
+    Returns:
+        The notice to show, or None when nothing changed.
+    """
+    spec = session.model
+    if spec is None or session.built_agent is not None or available(spec):
+        return None
+    logger.warning("a resumed conversation's model %r is not configured; using the default", spec)
+    session.model = None
+    return unavailable_model_notice(spec, default_label)

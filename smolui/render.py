@@ -1,7 +1,7 @@
 """Rendering: agent steps and answers -> chat messages (dicts `gr.Chatbot` accepts). No gradio.
 
-Each step is a collapsible parent message (`metadata.title`, `id`, `status`, `duration`,
-tokens in `log`) whose children (`parent_id`) hold the thought, the code or tool calls,
+Each step is a collapsible parent message (`metadata.title`, `id`, `status`, and in `log`
+what it did, its tokens and its time) whose children (`parent_id`) hold the thought, the code or tool calls,
 logs, errors and images. These functions are pure: media become files through an injected
 `files` callable. `smolui.turn_view.TurnView` folds a live event stream with them.
 """
@@ -16,6 +16,7 @@ from typing import Any
 from agents.executors.previews import as_table
 from agents.memory import ActionStep, PlanningStep, ToolCall
 from agents.models.messages import TokenUsage
+from smolui.durations import format_duration
 from smolui.errors import redact, step_error_title
 from smolui.step_summary import clean_observations, glyph, step_summary
 from smolui.tables import table_markdown
@@ -104,7 +105,7 @@ def message(content: Any, **metadata: Any) -> Message:
 
     Args:
         content: Markdown text or a file dict.
-        **metadata: title, id, parent_id, status, duration, log.
+        **metadata: title, id, parent_id, status, log.
     """
     meta = {key: value for key, value in metadata.items() if value is not None}
     message: Message = {"role": "assistant", "content": content}
@@ -194,21 +195,33 @@ def render_action_step(
         title=step_title(step),
         id=block_id,
         status="done",
-        duration=round_seconds(step.timing.duration),
         log=step_log(step) or None,
     )
     return [parent, *children]
 
 
 def step_log(step: ActionStep) -> str:
-    """The muted line beside a step's title: what it did, then its tokens.
+    """The muted line beside a step's title: what it did, its tokens, its time.
+
+    The time is written here rather than in gradio's `metadata.duration`, which gradio
+    formats its own way ("(20.0ms)", "(0s)"): every duration on the page reads alike.
 
     Args:
         step: The finished step.
     """
     usage = step.token_usage
     tokens = f"{usage.total_tokens:,} tokens" if usage and usage.total_tokens else ""
-    return " · ".join(part for part in (step_summary(step), tokens) if part)
+    parts = (step_summary(step), tokens, step_time(step.timing.duration))
+    return " · ".join(part for part in parts if part)
+
+
+def step_time(seconds: float | None) -> str:
+    """A step's time for its line ("" when unknown).
+
+    Args:
+        seconds: `Timing.duration`.
+    """
+    return "" if seconds is None else format_duration(seconds)
 
 
 def render_step_error(error: BaseException, error_id: str, parent_id: str) -> Message:
@@ -257,15 +270,10 @@ def render_planning_step(step: PlanningStep, block_id: str) -> list[Message]:
         step: The planning step.
         block_id: The message id.
     """
+    parts = (format_tokens(step.token_usage), step_time(step.timing.duration))
+    log = " · ".join(part for part in parts if part)
     return [
-        message(
-            clip(step.plan.strip()),
-            title="Plan",
-            id=block_id,
-            status="done",
-            duration=round_seconds(step.timing.duration),
-            log=format_tokens(step.token_usage) or None,
-        )
+        message(clip(step.plan.strip()), title="Plan", id=block_id, status="done", log=log or None)
     ]
 
 
@@ -319,7 +327,7 @@ def render_footer(
     parts = [f"{icon} {words}", f"{steps} step{'s' if steps != 1 else ''}"]
     if usage.total_tokens:
         parts.append(f"{usage.total_tokens:,} tokens")
-    parts.append(f"{seconds:.1f} s")
+    parts.append(format_duration(seconds))
     return {"role": "assistant", "content": "<sub>" + " · ".join(parts) + "</sub>"}
 
 
@@ -331,8 +339,3 @@ def render_notice(text: str, icon: str = "ℹ️") -> Message:
         icon: A leading icon (emoji are shown as font-free glyphs).
     """
     return {"role": "assistant", "content": f"{glyph(icon)} {text}"}
-
-
-def round_seconds(value: float | None) -> float | None:
-    """Seconds rounded for display (None stays None)."""
-    return None if value is None else round(value, 2)

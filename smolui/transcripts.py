@@ -7,8 +7,11 @@ damaged or forged row must never make the server read a file).
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Any
+
+from smolui.durations import format_duration
 
 MAX_MESSAGES = 4000  # a very long chat keeps its latest messages
 _META_KEYS = {
@@ -80,4 +83,8 @@ def _clean_meta(meta: Any) -> dict[str, Any]:
     clean = {k: v for k, v in meta.items() if k in _META_KEYS and isinstance(v, _META_KEYS[k])}
     if clean.get("status") not in (None, "done"):
         clean["status"] = "done"  # a restored step is never still running
+    duration = clean.pop("duration", None)  # saved before a step's time moved into its log
+    if duration is not None and math.isfinite(duration):
+        parts = (clean.get("log", ""), format_duration(duration))
+        clean["log"] = " · ".join(part for part in parts if part)
     return clean

@@ -18,6 +18,7 @@ from smolui.export import write_export
 from smolui.handlers import ChatHandlers
 from smolui.layout import Layout
 from smolui.message_actions import answering_panel, retried_turn, wire_actions
+from smolui.model_picker import DEFAULT_CHOICE
 
 
 def safe(handler: Callable) -> Callable:
@@ -114,6 +115,8 @@ def _conversation_adapters(
         conversation_id, history, store, choices = result
         radio = gr.Radio(choices=choices, value=conversation_id)
         model = conversations.model_of(conversation_id)  # the picker shows the chat's model
+        if model and not chat.config.model_available(model):
+            model = DEFAULT_CHOICE  # gone since it was stored: its next turn uses the default
         return conversation_id, history, store, radio, chat.side_panel(conversation_id), model
 
     def load(store: Any, request: gr.Request, profile: gr.OAuthProfile | None) -> tuple:

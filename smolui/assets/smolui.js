@@ -159,6 +159,16 @@
       }
     });
   };
+  // A duration as smolui/durations.py writes it: 20 ms, 1.7 s, 12 s, 2 min 5 s.
+  const duration = (seconds) => {
+    const millis = Math.round(seconds * 1000);
+    if (millis < 1000) return millis < 1 ? "<1 ms" : millis + " ms";
+    if (Math.round(seconds * 10) < 100) return (Math.round(seconds * 10) / 10).toFixed(1) + " s";
+    const whole = Math.round(seconds);
+    if (whole < 60) return whole + " s";
+    const rest = whole % 60;
+    return Math.floor(whole / 60) + " min" + (rest ? " " + rest + " s" : "");
+  };
   // Svelte may re-create a title element on each update, so a step is known by its place.
   const started = new Map();
   const tick = () => {
@@ -179,7 +189,7 @@
       running.add(key);
       if (!started.has(key)) started.set(key, now);
       const seconds = (now - started.get(key)) / 1000;
-      title.setAttribute("data-elapsed", seconds.toFixed(seconds < 10 ? 1 : 0) + " s");
+      title.setAttribute("data-elapsed", duration(seconds));
     });
     for (const key of [...started.keys()]) if (!running.has(key)) started.delete(key);
   };

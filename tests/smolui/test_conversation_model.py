@@ -7,6 +7,7 @@ real CodeAgents (local executor) from `scripted:` model specs the tests write.
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from smolui.conversations import ConversationHandlers
 from smolui.factory import AgentFactory
 from smolui.handlers import ChatHandlers, HandlerConfig
 from smolui.keeper import ConversationKeeper
-from smolui.model_picker import DEFAULT_CHOICE
+from smolui.model_picker import DEFAULT_CHOICE, model_offered
 from smolui.sessions import SessionRegistry
 from smolui.settings import Settings
 from smolui.store import database, migrate, open_store
@@ -33,12 +34,18 @@ def answering(folder: Path, name: str, answer: str) -> str:
 class App:
     """One app process with a model picker, on a store at `url` and a data folder."""
 
-    def __init__(self, url: str, data: Path, specs: tuple[str, str]):
+    def __init__(self, url: str, data: Path, specs: tuple[str, ...]):
         settings = Settings(model=specs[0], models=specs, executor="local", max_steps=2)
         self.registry = SessionRegistry(AgentFactory(settings, loader=None), data / "uploads")
         self.keeper = ConversationKeeper(open_store(data, url), lambda: [])
         self.registry.resume, self.registry.keep_files = self.keeper.resume, True
-        config = HandlerConfig(policy=UploadPolicy(), max_steps=2, executor_type="local")
+        config = HandlerConfig(
+            policy=UploadPolicy(),
+            max_steps=2,
+            executor_type="local",
+            model_label=lambda: "the default",
+            model_available=partial(model_offered, default=specs[0], models=specs),
+        )
         self.chat = ChatHandlers(self.registry, config, self.keeper)
         self.pages = ConversationHandlers(self.registry, self.keeper)
 
@@ -76,6 +83,24 @@ def test_a_resumed_conversation_is_rebuilt_with_its_picked_model(store_url, tmp_
     second.pages.switch(plain, picked, state)
     assert second.pages.model_of(plain) == DEFAULT_CHOICE
     assert "from alpha" in second.send(plain, "again")
+    second.close()
+
+
+@pytest.mark.parametrize("store_url", ["sqlite"], indirect=True)
+def test_a_conversation_whose_model_is_gone_falls_back_to_the_default(store_url, tmp_path, specs):
+    data = tmp_path / "data"
+    first = App(store_url, data, specs)
+    picked, _, state, _ = first.pages.new_chat({}, None, specs[1])
+    assert "from beta" in first.send(picked, "hello")
+    first.close()
+
+    second = App(store_url, data, specs[:1])  # restarted without the picked model
+    assert f"`{specs[1]}`" not in second.chat.side_panel(picked), "the panel shows the default"
+    chat = second.send(picked, "again")
+    assert f"The model `{specs[1]}` used here is not available now; using `the default`." in chat
+    assert "from alpha" in chat and "from beta" not in chat, "the turn ran on the default"
+    assert second.keeper.find(state["owner"], picked).model is None, "the switch is saved"
+    assert "not available" not in second.send(picked, "once more"), "said once"
     second.close()
 
 

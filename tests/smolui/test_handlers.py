@@ -243,7 +243,7 @@ def test_clear_during_a_turn_leaves_nothing_of_it_behind(tmp_path):
 
 
 def test_long_chats_get_fewer_page_updates(tmp_path, monkeypatch):
-    from smolui import handlers as module
+    from smolui import turn_runner as module
 
     assert module.update_interval(0) == module.UPDATE_INTERVAL_S
     assert module.update_interval(250) == pytest.approx(0.5)

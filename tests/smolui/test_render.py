@@ -46,13 +46,13 @@ def meta(message: dict) -> dict:
     return message.get("metadata") or {}
 
 
-def test_action_step_parent_has_title_id_status_duration_and_tokens():
+def test_action_step_parent_has_title_id_status_and_a_log_with_tokens_and_time():
     parent, *children = render_action_step(code_step(2), "t-1")
     assert meta(parent)["title"] == "Step 2 · ran code"
     assert meta(parent)["id"] == "t-1"
     assert meta(parent)["status"] == "done"
-    assert meta(parent)["duration"] == 1.25
-    assert "120 tokens" in meta(parent)["log"]
+    assert "duration" not in meta(parent), "gradio would write it its own way: (20.0ms), (0s)"
+    assert meta(parent)["log"].endswith("120 tokens · 1.2 s")
     assert all(meta(c)["parent_id"] == "t-1" for c in children)
     titles = [meta(c)["title"] for c in children]
     assert titles == ["Thought", "Code", "Execution logs"]

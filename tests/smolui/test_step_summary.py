@@ -57,7 +57,7 @@ def test_observations_lose_the_protocol_noise():
 
 def test_rendered_step_shows_the_summary_once_and_no_doubled_headers():
     parent, *children = render_action_step(step(), "t-1")
-    assert parent["metadata"]["log"] == "4 lines · printed 2 lines · 120 tokens"
+    assert parent["metadata"]["log"] == "4 lines · printed 2 lines · 120 tokens · 400 ms"
     logs = next(c for c in children if c["metadata"]["title"] == "Execution logs")
     assert "Execution logs:" not in logs["content"] and "None" not in logs["content"]
     assert "4.0\n8.0" in logs["content"]

@@ -1,0 +1,76 @@
+"""Every duration on the page is written one way: `20 ms`, `1.7 s`, `12 s`, `2 min 5 s`."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from agents.memory import ActionStep, PlanningStep
+from agents.models.messages import TokenUsage
+from agents.monitoring import Timing
+from smolui.durations import format_duration
+from smolui.export import to_markdown
+from smolui.render import render_action_step, render_footer, render_planning_step
+from smolui.transcripts import sanitize_messages
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [
+        (0.0, "<1 ms"),
+        (0.0004, "<1 ms"),
+        (0.02, "20 ms"),
+        (0.4, "400 ms"),
+        (0.9994, "999 ms"),
+        (0.9996, "1.0 s"),
+        (1.74, "1.7 s"),
+        (9.94, "9.9 s"),
+        (9.96, "10 s"),
+        (59.4, "59 s"),
+        (60.0, "1 min"),
+        (125.2, "2 min 5 s"),
+        (-3.0, "<1 ms"),
+    ],
+)
+def test_durations_are_written_one_way(seconds, text):
+    assert format_duration(seconds) == text
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf])
+def test_a_duration_that_is_not_a_number_is_refused(bad):
+    with pytest.raises(ValueError, match="finite number of seconds"):
+        format_duration(bad)
+
+
+def test_a_fast_turn_says_milliseconds_not_zero_seconds():
+    footer = render_footer(1, TokenUsage(10, 5), 0.02)["content"]
+    assert footer.endswith("· 20 ms</sub>") and "0.0 s" not in footer
+
+
+def test_step_and_plan_lines_carry_the_same_time_format():
+    step = ActionStep(step_number=1, timing=Timing(start_time=10.0, end_time=10.02))
+    step.token_usage = TokenUsage(100, 20)
+    parent = render_action_step(step, "s")[0]["metadata"]
+    assert parent["log"].endswith("120 tokens · 20 ms") and "duration" not in parent
+    plan = PlanningStep(
+        model_input_messages=[],
+        model_output_message=None,
+        plan="1. add",
+        timing=Timing(start_time=0.0, end_time=1.74),
+        token_usage=None,
+    )
+    assert render_planning_step(plan, "p")[0]["metadata"]["log"] == "1.7 s"
+
+
+def test_chats_saved_with_gradio_durations_show_the_same_format():
+    saved = [
+        {
+            "role": "assistant",
+            "content": "",
+            "metadata": {"title": "Step 1", "duration": 0.02, "log": "9 tokens"},
+        }
+    ]
+    shown = sanitize_messages(saved, [])[0]["metadata"]
+    assert shown == {"title": "Step 1", "log": "9 tokens · 20 ms"}
+    assert "<summary>Step 1 · 20 ms · 9 tokens</summary>" in to_markdown(saved)
