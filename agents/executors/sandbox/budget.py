@@ -72,7 +72,7 @@ class StepBudget:
         self.images += 1
         self.pixels += pixels
         try:
-            return decode_png(data, self.limits.max_pixels)
+            return decode_png(pixel_chunks(data), self.limits.max_pixels)
         except (ValueError, ImportError) as error:
             raise BudgetExceeded(f"an image could not be read: {error}") from None
 
@@ -86,6 +86,31 @@ class StepBudget:
                 f"tool arguments of {frame_bytes:,} bytes (the limit is "
                 f"{self.limits.max_call_bytes:,})"
             )
+
+
+# The chunks that make a PNG's pixels; the rest is metadata the host never needs. Text
+# chunks are the danger: Pillow inflates zTXt/iTXt up to 64 MB per image when it opens it,
+# so 20 images of 70 KB each would hold 1.3 GB in the host.
+_PIXEL_CHUNKS = (b"IHDR", b"PLTE", b"tRNS", b"IDAT", b"IEND")
+
+
+def pixel_chunks(data: bytes) -> bytes:
+    """The PNG `data` with only the chunks that make its pixels (a broken one stays broken,
+    for the decoder to refuse).
+
+    Args:
+        data: PNG bytes from the worker (untrusted).
+    """
+    kept, position = [data[:8]], 8
+    while position + 12 <= len(data):
+        end = position + 12 + int.from_bytes(data[position : position + 4], "big")
+        kind = data[position + 4 : position + 8]
+        if kind in _PIXEL_CHUNKS:
+            kept.append(data[position:end])
+        if kind == b"IEND":
+            break
+        position = end
+    return b"".join(kept)
 
 
 class StepClock:

@@ -15,6 +15,12 @@ from typing import Any
 
 HEADER_BYTES = 4
 DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+# Most values in one frame from the worker, counted as its `[`, `{` and `,` bytes (those
+# inside strings too: an upper bound, cheap to count). Each value becomes an object of
+# 30-100 bytes in the reader, so a 60 MB frame of `{},` would cost the host 2.7 GB and a
+# minute of CPU to parse (short strings: 12 times their size). A legitimate result (1 M
+# characters of value at most; images are long strings) stays below.
+DEFAULT_MAX_VALUES = 2_000_000
 # One encoder for every frame (`json.dumps` with options builds a new one per call).
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
@@ -41,6 +47,8 @@ class Channel:
         chunk_bytes: How much one read asks for. A pipe holds 64 KiB, so one read rarely
             brings more; asking for more only costs a larger buffer (from 128 KiB on, an
             mmap, a shrink and an munmap around every read).
+        max_values: Frames with more values (see DEFAULT_MAX_VALUES) are refused before
+            they are parsed (the host sets it for frames from the worker; None: no cap).
     """
 
     def __init__(
@@ -49,11 +57,13 @@ class Channel:
         write_fd: int,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
         chunk_bytes: int = 64 * 1024,
+        max_values: int | None = None,
     ):
         self.read_fd = read_fd
         self.write_fd = write_fd
         self.max_message_bytes = max_message_bytes
         self.chunk_bytes = chunk_bytes
+        self.max_values = max_values
         self._buffer = bytearray()
         self.last_frame_bytes = 0  # size of the last message received
 
@@ -89,7 +99,7 @@ class Channel:
                 body = bytes(self._buffer[HEADER_BYTES : HEADER_BYTES + size])
                 del self._buffer[: HEADER_BYTES + size]
                 self.last_frame_bytes = size
-                return _parse(body)
+                return _parse(body, self.max_values)
             if deadline is not None:
                 _wait(self.read_fd, deadline, for_write=False)
             try:
@@ -121,7 +131,13 @@ def _wait(fd: int, deadline: float, for_write: bool) -> None:
         raise ChannelTimeout("deadline passed")
 
 
-def _parse(body: bytes) -> dict[str, Any]:
+def _parse(body: bytes, max_values: int | None) -> dict[str, Any]:
+    if max_values is not None:
+        values = body.count(b",") + body.count(b"[") + body.count(b"{")
+        if values > max_values:
+            raise ProtocolViolation(
+                f"a message of about {values:,} values (the limit is {max_values:,})"
+            )
     try:
         message = json.loads(body)
     except (ValueError, RecursionError) as error:

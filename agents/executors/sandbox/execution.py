@@ -110,6 +110,7 @@ class Execution:
             raise WorkerLost(f"The sandbox worker was closed. {LOST}.")
         self.stop.sent_at = None
         stale = 0
+        self.worker.resume()  # paused since its last request
         try:
             channel.send({"t": "exec", "code": code, "id": ident}, self.clock.deadline)
             while True:

@@ -206,6 +206,7 @@ class SandboxExecutor:
             try:
                 result = self._execute(worker, code, budget)
                 self._watch.check(worker)
+                worker.pause()  # until the next request: no code runs unwatched
             except WorkerLost as lost:
                 self._slot.discard()
                 raise AgentExecutionError(str(lost), state_lost=True) from None
@@ -317,13 +318,16 @@ class SandboxExecutor:
     def _restart_after_rollback(self, reply: dict[str, Any]) -> None:
         """The undone turn changed the interpreter (threads, import hooks, builtins): start a
         fresh worker with the checkpoint's plain values, and tell the model what was lost."""
-        try:
-            values = decode_value(reply.get("values") or {})
-        except (RecursionError, ValueError, TypeError):
+        sent = reply.get("values") or {}
+        try:  # from the worker: images are counted and checked like a step's
+            values = decode_value(sent, image=StepBudget(self._limits).image)
+        except (RecursionError, ValueError, TypeError):  # BudgetExceeded included
             values = {}
         keep = {"final_answer", "display", *self._tools}
-        lost = [n for n in reply.get("lost") or [] if isinstance(n, str) and n not in keep]
-        changed = ", ".join(str(c) for c in (reply.get("changed") or [])[:5])
+        lost = [n for n in _texts(reply.get("lost")) if n not in keep]
+        if not values and isinstance(sent, dict):
+            lost += _texts(list(sent))
+        changed = ", ".join(_texts(reply.get("changed"))[:5])
         self._slot.discard()
         self._slot.restore = values if isinstance(values, dict) else {}
         self._note = (
@@ -346,6 +350,11 @@ class SandboxExecutor:
             tool_reply_timeout=self.tool_reply_timeout,
         )
         return execution.run(code, self._slot.next_id())
+
+
+def _texts(names: Any) -> list[str]:
+    """Names or reasons the worker sent (untrusted): strings only, each cut short."""
+    return [n[:80] for n in names if isinstance(n, str)] if isinstance(names, list) else []
 
 
 def _cleanup(workers: list[WorkerProcess | None], folder: str | None) -> None:

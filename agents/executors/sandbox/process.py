@@ -91,6 +91,22 @@ class WorkerProcess:
         if self.alive():
             os.kill(self.pid, signal.SIGINT)
 
+    def pause(self) -> None:
+        """Freeze every thread of the worker between requests (SIGSTOP): code left running in
+        a background thread must not spend CPU or fill the disk while no step is watched."""
+        self._signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """Let a paused worker run again (SIGCONT; harmless when it runs)."""
+        self._signal(signal.SIGCONT)
+
+    def _signal(self, number: int) -> None:
+        if self.alive():
+            try:
+                os.kill(self.pid, number)
+            except OSError:  # gone meanwhile: the next request finds out
+                pass
+
     def kill(self) -> None:
         """Stop the worker for good and close the pipes."""
         if self.proc is not None:

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 from typing import Any
 
 from agents.errors import AgentExecutionError
 from agents.executors.base import CodeOutput
 from agents.executors.previews import table_from_tree
 from agents.executors.sandbox.budget import BudgetExceeded, BudgetLimits, StepBudget, cut_text
-from agents.executors.values import ReprValue, decode_value
+from agents.executors.values import TAG, ReprValue, decode_value
+
+_MAX_NOTES = 40  # notes about refused images (twice the default image cap)
 
 
 def result_to_output(result: dict[str, Any], budget: StepBudget | None = None) -> CodeOutput:
@@ -38,6 +41,7 @@ def result_to_output(result: dict[str, Any], budget: StepBudget | None = None) -
     try:
         output = table_from_tree(result.get("output"))  # a DataFrame/Series, as data
         if output is None:
+            _check_value_size(result.get("output"), limits.max_output_chars)
             output = decode_value(result.get("output"), image=budget.image)
     except BudgetExceeded as error:
         raise AgentExecutionError(f"The step's value was refused: {error}.", logs=logs) from None
@@ -59,11 +63,24 @@ def result_to_output(result: dict[str, Any], budget: StepBudget | None = None) -
             images.append(budget.image(base64.b64decode(data, validate=True)))
         except (TypeError, ValueError, binascii.Error) as error:  # BudgetExceeded included
             notes.append(f"[an image was not shown: {error}]")
+    if len(notes) > _MAX_NOTES:  # one per image sent: the count is the worker's to choose
+        notes[_MAX_NOTES:] = [f"[... {len(notes) - _MAX_NOTES} more images not shown]"]
     if notes:
         logs = logs + "\n".join(notes) + "\n"
     return CodeOutput(
         output=output, logs=logs, is_final_answer=bool(result.get("is_final")), images=images
     )
+
+
+def _check_value_size(tree: Any, limit: int) -> None:
+    """Refuse a value (not text: cut later; not a figure: an image, budgeted) whose encoded
+    size is over `limit` characters. The worker turns larger ones into cut text, but the
+    code can change its cap: the host counts again."""
+    if isinstance(tree, str) or (isinstance(tree, dict) and tree.get(TAG) == "image"):
+        return
+    size = len(json.dumps(tree, separators=(",", ":")))
+    if size > limit:
+        raise BudgetExceeded(f"a value of {size:,} characters (the limit is {limit:,})")
 
 
 def _is_image(value: Any) -> bool:

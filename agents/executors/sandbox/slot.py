@@ -134,11 +134,14 @@ class WorkerSlot:
             return {}
         deadline = time.monotonic() + self.timeout
         ident = self.next_id()
+        worker.resume()
         try:
             worker.channel.send({**message, "id": ident}, deadline)
             while True:
                 reply = worker.channel.receive(deadline)
                 if reply.get("id") == ident:
+                    if self.used:  # code ran: its threads must not run between requests
+                        worker.pause()
                     return reply
                 # else a stale frame (e.g. one the code forged earlier): dropped
         except (ChannelClosed, ChannelTimeout, ProtocolViolation):

@@ -18,7 +18,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from agents.executors.sandbox.channel import DEFAULT_MAX_MESSAGE_BYTES, Channel
+from agents.executors.sandbox.channel import (
+    DEFAULT_MAX_MESSAGE_BYTES,
+    DEFAULT_MAX_VALUES,
+    Channel,
+)
 from agents.executors.sandbox.environment import base_environment
 from agents.executors.sandbox.pidns import popen_in_new_namespace
 
@@ -96,7 +100,9 @@ class Spawned:
                 os.close(unused)
         os.set_blocking(to_worker_w, False)  # the host never blocks on a stuck worker
         os.set_blocking(from_worker_r, False)
-        self.channel = Channel(from_worker_r, to_worker_w, max_message_bytes)
+        self.channel = Channel(
+            from_worker_r, to_worker_w, max_message_bytes, max_values=DEFAULT_MAX_VALUES
+        )
         self.stderr = StderrTail(stderr_r)
 
 
