@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import ast
-import re
 from collections.abc import Generator
 from typing import Any
 
 from agents.errors import AgentMaxStepsError
+from agents.last_answer import answer_after_steps
 from agents.memory import ActionStep, PlanningStep, Timing
 from agents.models.messages import ChatMessage, MessageRole
 from agents.prompts import render
-
-_FINAL_ANSWER_CALL = re.compile(r"\bfinal_answer\((?:[^()\n]|\([^()\n]*\))*\)")
 
 
 def _user(text: str) -> ChatMessage:
@@ -100,24 +97,8 @@ def answer_after_max_steps(
     step.model_output_message = answer
     step.model_output = answer.text
     step.token_usage = answer.token_usage
-    step.action_output = answer_value(answer.text)
+    step.action_output = answer_after_steps(answer.text, agent.memory.steps)
     step.is_final_answer = True
     agent._finish_step(step)
     yield step
     return step.action_output
-
-
-def answer_value(text: str) -> Any:
-    """The answer in a last reply: the value of a `final_answer(<literal>)` written in it
-    (a model used to answering in code often does), else the text itself.
-
-    Args:
-        text: The model's reply.
-    """
-    for match in _FINAL_ANSWER_CALL.finditer(text):
-        try:
-            call = ast.parse(match.group(0).strip(), mode="eval").body
-            return ast.literal_eval(call.args[0])
-        except (SyntaxError, ValueError, TypeError, IndexError, AttributeError):
-            continue
-    return text

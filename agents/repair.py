@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from agents.small_slips import fix_paths, fix_slips
+
 _MARKER_LINE = re.compile(r"^\s*(```[\w-]*|</?code>|<end_code>)\s*$")
 _PROSE_LINE = re.compile(r"^[A-Za-z][\w'’,-]*(\s+[\w'’,.:;!?()-]+){2,}\s*$")
 _VALUE_QUESTION = re.compile(
@@ -75,9 +77,11 @@ def repair_code(
     Args:
         code: The code the model wrote.
         task: The task, to tell whether it asks for a value.
-        small_model: Also apply the fixes for small models: import a common module the code
-            uses without importing it, and turn the last line into `final_answer(...)` when
-            the code gives no final answer and the task asks for a value.
+        small_model: Also apply the fixes for small models: rewrite another language's
+            idiom where the meaning is beyond doubt and open an attached file at its
+            announced path (`agents.small_slips`), import a common module the code uses
+            without importing it, and turn the last line into `final_answer(...)` when the
+            code gives no final answer and the task asks for a value.
         tool_names: Tools whose bare call is left alone (the model wants to see the result).
     """
     repair = Repair(code)
@@ -87,6 +91,9 @@ def repair_code(
             repair = Repair(fixed, [note])
     if not small_model or not _parses(repair.code):
         return repair
+    repair.code, slips = fix_slips(repair.code)
+    repair.code, path_notes = fix_paths(repair.code, task)
+    repair.notes += slips + path_notes
     missing = missing_imports(repair.code)
     if missing:
         repair.code = "".join(f"import {name}\n" for name in missing) + repair.code

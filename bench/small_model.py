@@ -2,7 +2,8 @@
 
     python bench/small_model.py [--limit N] [--baseline-limit N] [--modes profile,baseline]
                                 [--max-steps 4] [--threads N] [--executor sandbox|local] [--show]
-                                [--kind dates,units] [--agent code|tool]
+                                [--kind dates,units] [--agent code|tool] [--match TEXT]
+                                [--set main|held-out|fresh|fresh-2|fresh-3]
 
 Runs every task of `bench/small_model_tasks.py` as the app would: the bundled SmolLM2-135M
 through llama.cpp, a fresh CodeAgent per task with the document tools of its own upload
@@ -28,7 +29,22 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from bench.small_model_tasks import HELD_OUT, TASKS, BenchTask  # noqa: E402
+from bench.small_model_tasks import (  # noqa: E402
+    FRESH,
+    FRESH_2,
+    FRESH_3,
+    HELD_OUT,
+    TASKS,
+    BenchTask,
+)
+
+TASK_SETS = {
+    "main": TASKS,
+    "held-out": HELD_OUT,
+    "fresh": FRESH,
+    "fresh-2": FRESH_2,
+    "fresh-3": FRESH_3,
+}
 
 MODES = {"profile": True, "baseline": False}
 
@@ -56,7 +72,7 @@ def run_task(model: Any, task: BenchTask, small_model: bool, args: argparse.Name
 
     with tempfile.TemporaryDirectory(prefix="bench-small-") as tmp:
         folder = Path(tmp) / "uploads"
-        folder.mkdir()
+        folder.mkdir(mode=0o700)  # as the app makes an upload folder (smolui/uploads/folders.py)
         text = _attach(task, Path(tmp), folder)
         executor_kwargs = {"read_only_paths": [str(folder)]} if args.executor == "sandbox" else {}
         options = dict(max_steps=args.max_steps, small_model=small_model)
@@ -76,8 +92,14 @@ def run_task(model: Any, task: BenchTask, small_model: bool, args: argparse.Name
             if isinstance(tool, PythonInterpreterTool):
                 tool.close()
     right = task.is_right(answer) and error is None
-    outputs = [step.model_output or "" for step in actions]
+    outputs = [_shown(step) for step in actions]
     return Outcome(right, seconds, cpu_seconds, len(actions), answer, error, outputs)
+
+
+def _shown(step: Any) -> str:
+    """A step for `--show`: what the model wrote, then its error or observations (short)."""
+    outcome = str(step.error.message) if step.error is not None else step.observations or ""
+    return f"{step.model_output or ''}\n=> {outcome.strip()[:300]}"
 
 
 def _agent(
@@ -151,24 +173,27 @@ def main() -> None:
     parser.add_argument("--show", action="store_true", help="print the steps of wrong answers")
     parser.add_argument("--kind", default="", help="only these kinds of task, e.g. dates,units")
     parser.add_argument("--agent", default="code", choices=("code", "tool"), help="agent type")
+    parser.add_argument("--match", default="", help="only tasks whose text contains this")
     parser.add_argument(
         "--set",
         default="main",
-        choices=("main", "held-out"),
-        help="the main task set, or tasks with no twin in the profile's example bank",
+        choices=tuple(TASK_SETS),
+        help="the main task set, tasks written after the example bank (held-out), or tasks "
+        "never used for tuning (fresh; fresh-2 and fresh-3 for later changes)",
     )
     args = parser.parse_args()
     from agents.models.spec import default_model
 
     model = default_model(**({"n_threads": args.threads} if args.threads else {}))
     model.load()
-    task_set = HELD_OUT if args.set == "held-out" else TASKS
+    task_set = TASK_SETS[args.set]
     tasks = [task for task in task_set if not args.kind or task.kind in args.kind.split(",")]
+    tasks = [task for task in tasks if args.match.lower() in task.text.lower()]
     tasks = tasks[: args.limit] if args.limit else tasks
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     print(
         f"{len(tasks)} tasks, max {args.max_steps} steps, model {model.model_id}, "
-        f"{os.cpu_count()} CPUs, executor {args.executor}, {args.agent} agent"
+        f"{os.cpu_count()} CPUs, executor {args.executor}, {args.agent} agent, set {args.set}"
     )
     results: dict[str, list[Outcome]] = {}
     for mode in modes:

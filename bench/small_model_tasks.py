@@ -117,3 +117,85 @@ HELD_OUT: list[BenchTask] = [
     BenchTask("units", "How many millimeters are in 4 centimeters?", 40),
     BenchTask("units", "How many hours are in 2 weeks?", 336),
 ]
+
+# Written together with the category bank and never used to tune it or the profile: a check
+# on tasks of the same kinds in new wording (`python bench/small_model.py --set fresh`).
+SCORES = ("scores.txt", "alice 81\nbob 67\ncarol 92\ndave 75\n")
+POEM = ("poem.txt", "the sun rose over the quiet hills\nbirds began to sing\n")
+FRESH: list[BenchTask] = [
+    BenchTask("arithmetic", "Calculate 48 times 25.", 1200),
+    BenchTask("arithmetic", "What do you get when you divide 945 by 15?", 63),
+    BenchTask("arithmetic", "What is 9 cubed?", 729),
+    BenchTask("arithmetic", "What is 20 percent of 350?", 70),
+    BenchTask("arithmetic", "Add up 125, 250 and 375.", 750),
+    BenchTask("arithmetic", "Find the square root of 225.", 15),
+    BenchTask("strings", "How many characters does 'butterfly' have?", 9),
+    BenchTask("strings", "Write 'hello there' in capital letters.", "HELLO THERE"),
+    BenchTask("strings", "Count the letter 's' in 'mississippi'.", 4),
+    BenchTask("strings", "Spell 'stressed' backwards.", "desserts"),
+    BenchTask("strings", "Replace every 'a' with 'o' in 'banana'.", "bonono"),
+    BenchTask("dates", "How many days passed between 2023-03-15 and 2023-04-20?", 36),
+    BenchTask("dates", "On what weekday did 25 December 2021 fall?", "Saturday"),
+    BenchTask("dates", "What is the date 10 days after 2024-02-25? Use YYYY-MM-DD.", "2024-03-06"),
+    BenchTask("units", "How many centimeters are in 2.5 meters?", 250),
+    BenchTask("units", "Convert 68 degrees Fahrenheit to Celsius.", 20),
+    BenchTask("units", "How many minutes are there in 4 hours?", 240),
+    BenchTask("units", "How many meters is 3.2 kilometers?", 3200),
+    BenchTask("file", "What is carol's score in the attached file?", 92, (SCORES,)),
+    BenchTask("file", "How many words does the attached poem have?", 11, (POEM,)),
+]
+
+# Written after the first look at FRESH's results and before any change made from them: the
+# check on unseen tasks for those changes (`python bench/small_model.py --set fresh-2`).
+INVENTORY = ("inventory.txt", "pens 14\npencils 30\nerasers 6\nrulers 9\nmarkers 21\n")
+DIARY = ("diary.txt", "Monday was sunny.\nTuesday it rained all day.\nWednesday was cold.\n")
+FRESH_2: list[BenchTask] = [
+    BenchTask("arithmetic", "What is 306 minus 148?", 158),
+    BenchTask("arithmetic", "What is 19 times 21?", 399),
+    BenchTask("arithmetic", "What is 2 raised to the power 8?", 256),
+    BenchTask("arithmetic", "What is 30% of 90?", 27),
+    BenchTask("arithmetic", "What is one half of 346?", 173),
+    BenchTask("arithmetic", "What is the average of 6, 8 and 13?", 9),
+    BenchTask("strings", "How long is the string 'watermelon'?", 10),
+    BenchTask("strings", "What is 'Good Night' in lower case?", "good night"),
+    BenchTask("strings", "How many times does 'o' appear in 'moonlight foot'?", 4),
+    BenchTask("strings", "What is the last letter of 'pumpkin'?", "n"),
+    BenchTask("dates", "How many days are between 2022-12-25 and 2023-01-10?", 16),
+    BenchTask("dates", "What day of the week is 2030-06-15?", "Saturday"),
+    BenchTask("dates", "Was 2100 a leap year? Answer yes or no.", False),
+    BenchTask("units", "How many grams are in 3 kilograms?", 3000),
+    BenchTask("units", "How many seconds are in 7 minutes?", 420),
+    BenchTask("units", "Convert 40 degrees Celsius to Fahrenheit.", 104),
+    BenchTask("units", "How many feet are in 5 yards?", 15),
+    BenchTask("file", "How many items are listed in the attached inventory.txt?", 5, (INVENTORY,)),
+    BenchTask("file", "How many pencils are in the attached inventory?", 30, (INVENTORY,)),
+    BenchTask(
+        "file", "What is the first line of the attached diary.txt?", "Monday was sunny.", (DIARY,)
+    ),
+]
+
+# Written at the end, after the last change to the profile, and run once on the final state:
+# `python bench/small_model.py --set fresh-3`.
+RECIPE = ("recipe.txt", "flour 500\nsugar 200\nbutter 250\neggs 3\n")
+FRESH_3: list[BenchTask] = [
+    BenchTask("arithmetic", "What is 7000 divided by 35?", 200),
+    BenchTask("arithmetic", "What is 64 plus 36 plus 99?", 199),
+    BenchTask("arithmetic", "Compute 15 to the power of 2.", 225),
+    BenchTask("arithmetic", "What is 45% of 200?", 90),
+    BenchTask("arithmetic", "What is the smallest number among 17, 4, 29 and 11?", 4),
+    BenchTask("arithmetic", "What is 12 multiplied by 12?", 144),
+    BenchTask("strings", "How many letters are in the word 'computer'?", 8),
+    BenchTask("strings", "Turn 'summer time' into upper case letters.", "SUMMER TIME"),
+    BenchTask("strings", "What do you get if you reverse 'drawer'?", "reward"),
+    BenchTask("strings", "How many times does 'l' occur in 'hello world'?", 3),
+    BenchTask("dates", "How many days are between 2021-01-01 and 2021-02-14?", 44),
+    BenchTask("dates", "Which day of the week was 2000-02-29?", "Tuesday"),
+    BenchTask("dates", "Is 1996 a leap year? Answer yes or no.", True),
+    BenchTask("units", "Convert 9 kilometers to meters.", 9000),
+    BenchTask("units", "How many minutes are in 6 hours?", 360),
+    BenchTask("units", "Convert 0 degrees Celsius to Fahrenheit.", 32),
+    BenchTask("units", "How many seconds are in 10 minutes?", 600),
+    BenchTask("units", "How many centimeters are in 7 meters?", 700),
+    BenchTask("file", "How many lines does the attached recipe.txt have?", 4, (RECIPE,)),
+    BenchTask("file", "How much sugar does the attached recipe need?", 200, (RECIPE,)),
+]

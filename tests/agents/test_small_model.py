@@ -9,7 +9,7 @@ import re
 import pytest
 
 from agents import CodeAgent, ScriptedModel
-from agents.planning import answer_value
+from agents.last_answer import answer_value
 from agents.repair import (
     answer_with_last_expression,
     asks_for_value,

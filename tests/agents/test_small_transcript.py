@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from agents import CodeAgent, ScriptedModel
 from agents.memory import ActionStep, TaskStep
-from agents.small_examples import WorkedExample, example_bank, pick_examples
+from agents.small_examples import Category, WorkedExample, example_bank, pick_examples
 from agents.small_transcript import small_transcript
 
 TINY_ID = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -28,10 +28,36 @@ def texts(messages) -> list[str]:
 # -- picking examples ----------------------------------------------------------------------
 
 
-def test_closest_example_comes_last():
+def test_examples_of_the_tasks_operation_come_first_the_closest_last():
     picked = pick_examples("Convert 8 kilograms to grams.")
     assert len(picked) == 3
-    assert "kilograms to grams" in picked[-1].task
+    assert {example.category for example in picked} == {"length, weight and volume"}
+    assert "grams" in picked[-1].task
+
+
+def test_the_operation_counts_more_than_shared_words():
+    bank = (
+        WorkedExample("How many days are in 3 weeks?", "7 a week.", "final_answer(3 * 7)", "time"),
+        WorkedExample("Is 'abba' the same reversed?", "Slice.", 'final_answer("yes")', "text"),
+    )
+    categories = (
+        Category("time", ("days?\\b", "weeks?\\b")),
+        Category("text", ("revers", "backward"), text=True),
+    )
+    # Shares "how", "many", "days" with the first example, but asks for a reversal.
+    task = "How many days backwards is 'stressed' reversed?"
+    assert pick_examples(task, 1, bank, categories)[0] is bank[1]
+    assert pick_examples("How many days are in 9 weeks?", 1, bank, categories)[0] is bank[0]
+
+
+def test_unless_rules_a_category_out_and_quoted_text_favours_text_operations():
+    time = Category("time", ("days?\\b",), unless="\\d{4}-\\d{2}-\\d{2}")
+    assert time.score("how many days in 2 weeks", quotes=False) == 1
+    assert time.score("how many days from 2024-01-01 to 2024-02-01", quotes=False) == 0
+    text = Category("text", ("letter",), text=True)
+    assert text.score("count the letter in", quotes=True) == 2
+    assert text.score("count the letter in", quotes=False) == 1
+    assert text.score("add two numbers", quotes=True) == 0
 
 
 def test_quoted_data_does_not_steer_the_choice():
