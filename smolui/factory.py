@@ -17,6 +17,7 @@ from typing import Any
 
 from agents.agent import MultiStepAgent
 from agents.errors import AgentConfigError
+from smolui.model_picker import model_offered
 from smolui.sessions import AgentLender, SessionCapacityError
 
 logger = logging.getLogger(__name__)
@@ -168,7 +169,7 @@ class AgentFactory:
         """`spec` when it is another of `settings.models`, None for the default model."""
         if spec is None or spec == (self.settings.model or "local"):
             return None
-        if spec not in self.settings.models:
+        if not model_offered(spec, self.settings.model, self.settings.models):
             raise AgentConfigError(f"Model {spec!r} is not one of this app's --models.")
         return spec
 
