@@ -31,6 +31,10 @@ class BudgetLimits:
         max_pixels: Pixels over all those images together.
         max_tool_calls: Tool calls.
         max_call_bytes: Size of one tool call's encoded arguments.
+        max_frame_bytes: Bytes of all the frames the worker sends in one execution. The
+            host parses each frame before it knows what it is (about 0.25 s of CPU per
+            60 MB): without a cap, frames refused after parsing cost it 15 s of CPU in a
+            30 s step.
     """
 
     max_log_chars: int = 20_000
@@ -40,6 +44,7 @@ class BudgetLimits:
     max_pixels: int = 40_000_000
     max_tool_calls: int = 2_000
     max_call_bytes: int = 8 * 1024 * 1024
+    max_frame_bytes: int = 256 * 1024 * 1024
 
 
 class StepBudget:
@@ -54,6 +59,7 @@ class StepBudget:
         self.images = 0
         self.pixels = 0
         self.calls = 0
+        self.frame_bytes = 0
 
     def image(self, data: bytes) -> Any:
         """Decode one PNG if it fits in what is left; raise BudgetExceeded otherwise."""
@@ -76,6 +82,14 @@ class StepBudget:
         except (ValueError, ImportError) as error:
             raise BudgetExceeded(f"an image could not be read: {error}") from None
 
+    def frame(self, size: int) -> None:
+        """Count one frame of `size` bytes from the worker; raise BudgetExceeded past the cap."""
+        self.frame_bytes += size
+        if self.frame_bytes > self.limits.max_frame_bytes:
+            raise BudgetExceeded(
+                f"more than {self.limits.max_frame_bytes >> 20} MB of messages in one step"
+            )
+
     def tool_call(self, frame_bytes: int) -> None:
         """Count one tool call of `frame_bytes`; raise BudgetExceeded when over the caps."""
         self.calls += 1
@@ -92,17 +106,23 @@ class StepBudget:
 # chunks are the danger: Pillow inflates zTXt/iTXt up to 64 MB per image when it opens it,
 # so 20 images of 70 KB each would hold 1.3 GB in the host.
 _PIXEL_CHUNKS = (b"IHDR", b"PLTE", b"tRNS", b"IDAT", b"IEND")
+# Encoders write 8-64 KB of pixels per chunk, so a real PNG has a few chunks per MB. Empty
+# 12-byte chunks fit 4 M in a 45 MB image, and reading them cost the host 4 s of CPU in
+# Python (here, and in Pillow again) for a 1x1 image, every step.
+MAX_CHUNKS = 20_000
 
 
 def pixel_chunks(data: bytes) -> bytes:
     """The PNG `data` with only the chunks that make its pixels (a broken one stays broken,
-    for the decoder to refuse).
+    for the decoder to refuse). Raises ValueError past `MAX_CHUNKS` chunks.
 
     Args:
         data: PNG bytes from the worker (untrusted).
     """
     kept, position = [data[:8]], 8
-    while position + 12 <= len(data):
+    for _ in range(MAX_CHUNKS + 1):
+        if position + 12 > len(data):
+            break
         end = position + 12 + int.from_bytes(data[position : position + 4], "big")
         kind = data[position + 4 : position + 8]
         if kind in _PIXEL_CHUNKS:
@@ -110,6 +130,8 @@ def pixel_chunks(data: bytes) -> bytes:
         if kind == b"IEND":
             break
         position = end
+    else:
+        raise ValueError(f"a PNG of more than {MAX_CHUNKS:,} chunks")
     return b"".join(kept)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import time
 from typing import Any
@@ -23,6 +24,12 @@ DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 DEFAULT_MAX_VALUES = 2_000_000
 # One encoder for every frame (`json.dumps` with options builds a new one per call).
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+# A lone UTF-16 surrogate is text no UTF-8 encoder takes: left in a log or a value it
+# would make every later model request and every save of the conversation fail. Raw in
+# the bytes, the decoding replaces it; as a JSON escape ("\ud800") only a forged frame
+# brings one (`send` never writes one), and that frame is refused.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class ChannelClosed(EOFError):
@@ -72,7 +79,11 @@ class Channel:
 
         One write when the pipe has room (the usual case); the wait for room comes only
         when it is full."""
-        body = _ENCODER.encode(message).encode()
+        text = _ENCODER.encode(message)
+        try:
+            body = text.encode()
+        except UnicodeEncodeError:  # e.g. a file name listed with surrogateescape
+            body = text.encode("utf-8", "replace")
         view = memoryview(len(body).to_bytes(HEADER_BYTES, "big") + body)
         while view:
             try:
@@ -139,12 +150,40 @@ def _parse(body: bytes, max_values: int | None) -> dict[str, Any]:
                 f"a message of about {values:,} values (the limit is {max_values:,})"
             )
     try:
-        message = json.loads(body)
+        message = json.loads(body.decode("utf-8", "replace"))
     except (ValueError, RecursionError) as error:
         raise ProtocolViolation(f"invalid message: {error}") from None
     if not isinstance(message, dict) or not isinstance(message.get("t"), str):
         raise ProtocolViolation("a message must be an object with a string 't' field")
+    # The search also finds an escaped backslash before "ud800", or a valid pair.
+    if _SURROGATE_ESCAPE.search(body) and has_lone_surrogate(message):
+        raise ProtocolViolation("a lone UTF-16 surrogate in a message")
     return message
+
+
+def has_lone_surrogate(message: dict[str, Any]) -> bool:
+    """Whether a string of `message` (a key too) holds a lone surrogate (json.loads joins
+    valid pairs, so any left is lone).
+
+    Args:
+        message: A parsed message, nested as deep as the parser allowed.
+    """
+    try:
+        _ENCODER.encode(message).encode()
+        return False
+    except UnicodeEncodeError:
+        return True
+    except RecursionError:  # deeper than the encoder goes here: look without recursion
+        pass
+    todo: list[Any] = [message]
+    while todo:
+        node = todo.pop()
+        for item in [*node, *node.values()] if isinstance(node, dict) else node:
+            if isinstance(item, (dict, list)):
+                todo.append(item)
+            elif isinstance(item, str) and _SURROGATE.search(item):
+                return True
+    return False
 
 
 # -- values --------------------------------------------------------------------------------

@@ -33,7 +33,8 @@ def confine(
     """Apply every available layer to this process; return the isolation report.
 
     Args:
-        limits: `memory_mb`, `cpu_seconds`, `file_mb`, `open_files` (None leaves one unset).
+        limits: `memory_mb`, `cpu_seconds`, `file_mb`, `open_files`, `threads` (None leaves
+            one unset).
         read_only: Paths the code may read.
         read_write: Paths the code may read and write (the scratch folder).
         namespaces: Enter new user, IPC and network namespaces (see the `namespaces` module),
@@ -54,6 +55,8 @@ def confine(
         report["namespaces"] = linux and _try(report, "namespaces", enter_namespaces)
         if linux:
             _prctl(_PR_SET_DUMPABLE, 0)  # again: a change of uid may have reset it
+        if report["namespaces"] and limits.get("threads"):
+            report["threads_limit"] = _try(report, "threads", lambda: limit_threads(limits))
     report["pid_namespace"] = linux and os.getpid() == 1  # see `pidns`: made by the host
     report["capabilities_dropped"] = linux and _try(report, "capabilities", drop_capabilities)
     report["landlock"] = linux and _try(
@@ -111,6 +114,21 @@ def set_limits(limits: dict[str, Any]) -> str:
     # A write past RLIMIT_FSIZE should raise OSError(EFBIG) in the code, not kill us.
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     return ", ".join(applied)
+
+
+def limit_threads(limits: dict[str, Any]) -> str:
+    """Let the kernel refuse threads past `limits["threads"]` (main thread included).
+
+    The host counts threads too, but only every quarter second and never while a tool
+    runs; thousands start in that time, and each takes a pid from a table the whole
+    machine shares (32,768 pids on many). RLIMIT_NPROC counts per user namespace (Linux
+    5.14+): in the worker's own namespace it counts this worker's threads, not the other
+    workers' of the same uid. Outside one it would count every process of the app's
+    user, so it is set only after `namespaces.enter`.
+    """
+    count = int(limits["threads"])
+    _set(_resource().RLIMIT_NPROC, count)
+    return f"{count} threads"
 
 
 def _libc() -> ctypes.CDLL:

@@ -2,9 +2,10 @@
 
 The code goes out with a request id; the host then serves the worker's tool calls until
 the result comes back, dropping frames that answer no current request. Meanwhile it keeps
-a wall-clock deadline that counts tool time, checks the worker's limits (`WorkerWatch`)
-and escalates Stop: SIGINT first, and a kill when the code ignores it for `stop_grace`
-seconds. Whatever makes the worker unusable raises `WorkerLost`.
+a wall-clock deadline that counts tool time, checks the worker's limits (`WorkerWatch`;
+the worker is frozen while a tool runs, when nothing checks them), counts the bytes it
+sends, and escalates Stop: SIGINT first, and a kill when the code ignores it for
+`stop_grace` seconds. Whatever makes the worker unusable raises `WorkerLost`.
 """
 
 from __future__ import annotations
@@ -115,6 +116,7 @@ class Execution:
             channel.send({"t": "exec", "code": code, "id": ident}, self.clock.deadline)
             while True:
                 message = self._next_message(channel)
+                self.budget.frame(channel.last_frame_bytes)  # stale ones were parsed too
                 if message.get("id") != ident:  # stale or forged: not for this request
                     stale += 1
                     if stale > _MAX_STALE_FRAMES:
@@ -134,6 +136,8 @@ class Execution:
             ) from None
         except ProtocolViolation as error:
             raise WorkerLost(f"The code broke the sandbox protocol ({error}). {LOST}.") from None
+        except BudgetExceeded as error:
+            raise WorkerLost(f"The code sent the host too much ({error}). {LOST}.") from None
 
     def _next_message(self, channel: Channel) -> dict[str, Any]:
         """Wait for the worker's next frame, watching the deadline, limits and Stop."""
@@ -167,6 +171,9 @@ class Execution:
         """Run a tool for the worker and answer; its time counts against the tool budget."""
         started = time.monotonic()
         self.stop.in_tool = True
+        # Frozen while the tool runs: nothing watches the worker then (no disk, thread or
+        # Stop checks), and a tool may take minutes. The caller waits for the reply anyway.
+        self.worker.pause()
         try:
             self.budget.tool_call(channel.last_frame_bytes)
             reply = run_tool_call(self.tools, message, self.budget.image, self.trace)
@@ -174,6 +181,7 @@ class Execution:
             reply = {"t": "return", "ok": False, "error": f"Refused by the sandbox: {error}."}
         finally:
             self.stop.in_tool = False
+            self.worker.resume()
         self.clock.spent_in_tools(time.monotonic() - started)
         reply["cid"] = message.get("cid")
         reply["id"] = message.get("id")

@@ -146,6 +146,7 @@ class SandboxExecutor:
                 "cpu_seconds": cpu_limit_s,
                 "file_mb": max_file_mb,
                 "open_files": max_open_files,
+                "threads": max_threads,
             },
             "read_only": [*default_read_only_paths(), *map(str, read_only_paths)],
             "read_write": [self.scratch, "/dev/null"],
@@ -165,6 +166,7 @@ class SandboxExecutor:
             require_isolation=require_isolation,
             timeout=self.timeout,
             scratch=self.scratch,
+            watch=self._watch,
         )
         self._tools: dict[str, Any] = {}
         self._lock = threading.RLock()
@@ -201,6 +203,9 @@ class SandboxExecutor:
             self._stop.pending = False
             self._closed = False
             worker = self._slot.ensure()
+            if self._slot.lost_in_request:  # e.g. over a limit while it answered a checkpoint
+                self._slot.lost_in_request = False
+                self._note = f"[{LOST} before this step.]"
             self._slot.used = True
             budget = StepBudget(self._limits)
             try:
@@ -229,6 +234,7 @@ class SandboxExecutor:
         """Start over: a fresh worker (no variables, imports or patches) and an empty scratch."""
         with self._lock:
             self._slot.restore, self._note = {}, None
+            self._slot.lost_in_request = False
             worker = self._slot.worker
             if worker is not None and not self._slot.used and worker.alive():
                 return  # it has run nothing since it started (e.g. a warm-up): already fresh

@@ -18,13 +18,15 @@ from typing import Any
 
 from agents.errors import AgentConfigError
 from agents.executors.sandbox.channel import ChannelClosed, ChannelTimeout, ProtocolViolation
-from agents.executors.sandbox.process import WorkerProcess
+from agents.executors.sandbox.process import WorkerLost, WorkerProcess
 from agents.executors.sandbox.spawn import WorkerStartError
+from agents.executors.sandbox.watch import WorkerWatch
 from agents.executors.values import encode_value
 
 logger = logging.getLogger(__name__)
 
 LAYERS = ("process", "clean_env", "rlimits", "landlock", "seccomp")
+_WATCH_INTERVAL = 0.25  # seconds between limit checks while a request is answered
 
 
 class WorkerSlot:
@@ -37,6 +39,7 @@ class WorkerSlot:
         require_isolation: Refuse a worker that lacks a layer of `LAYERS`.
         timeout: Seconds a request may take.
         scratch: The code's folder (named in the error when no worker can start).
+        watch: Checks the worker's limits while it answers a request (None: no checks).
     """
 
     def __init__(
@@ -48,6 +51,7 @@ class WorkerSlot:
         require_isolation: bool,
         timeout: float,
         scratch: str,
+        watch: WorkerWatch | None = None,
     ):
         self.setup = setup
         self.max_message = max_message
@@ -55,9 +59,11 @@ class WorkerSlot:
         self.require_isolation = require_isolation
         self.timeout = timeout
         self.scratch = scratch
+        self.watch = watch
         self.worker: WorkerProcess | None = None
         self.isolation: dict[str, Any] = {}
         self.used = False  # has the worker run code (is it no longer fresh)?
+        self.lost_in_request = False  # a worker that had run code was dropped by a request
         self.tool_names: list[str] = []
         self.variables: dict[str, Any] = {}
         self.restore: dict[str, Any] = {}  # plain values for the next worker (after Retry)
@@ -137,16 +143,35 @@ class WorkerSlot:
         worker.resume()
         try:
             worker.channel.send({**message, "id": ident}, deadline)
+            stale = 0  # bytes of stale frames: each was parsed, at the host's expense
             while True:
-                reply = worker.channel.receive(deadline)
+                reply = self._receive(worker, deadline)
                 if reply.get("id") == ident:
                     if self.used:  # code ran: its threads must not run between requests
                         worker.pause()
                     return reply
                 # else a stale frame (e.g. one the code forged earlier): dropped
-        except (ChannelClosed, ChannelTimeout, ProtocolViolation):
+                stale += worker.channel.last_frame_bytes
+                if stale > self.max_message:
+                    raise ProtocolViolation("stale frames past the size of a message")
+        except (ChannelClosed, ChannelTimeout, ProtocolViolation, WorkerLost):
+            self.lost_in_request = self.lost_in_request or self.used
             self.discard()  # the next execution starts a fresh one and resends state
         return {}
+
+    def _receive(self, worker: WorkerProcess, deadline: float) -> dict[str, Any]:
+        """The worker's next frame, its limits checked while it comes: the code's threads
+        run during a request, and code can run in it too (a hostile `__repr__` when Retry
+        encodes the variables, an import hook's class when a checkpoint looks at it), up to
+        the request's timeout. Raises WorkerLost past a limit."""
+        while True:
+            try:
+                return worker.channel.receive(min(deadline, time.monotonic() + _WATCH_INTERVAL))
+            except ChannelTimeout:
+                if time.monotonic() >= deadline:
+                    raise
+            if self.watch is not None:
+                self.watch.check(worker)
 
     def next_id(self) -> int:
         """A new request id (an execution's frames carry one too)."""

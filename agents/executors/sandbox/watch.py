@@ -1,11 +1,13 @@
 """What the host enforces while code runs that rlimits cannot: the scratch folder's size
-and number of entries, and the number of threads in the worker."""
+and number of entries (deleted files the worker still holds included, see `held`), and
+the number of threads in the worker."""
 
 from __future__ import annotations
 
 import os
 
 from agents.executors.sandbox.cleanup import FolderMoved, folder_usage, remove_tree
+from agents.executors.sandbox.held import deleted_files
 from agents.executors.sandbox.process import LOST, WorkerLost, WorkerProcess
 
 _MAX_DISTURBED_WALKS = 8  # quota walks in a row cut short by the code moving folders
@@ -55,7 +57,7 @@ class WorkerWatch:
                 f"{self.max_threads - 1}. {LOST}."
             )
         worker.drain_stderr()
-        if self._over_quota():
+        if self._over_quota(worker.pid):
             worker.kill()  # stopped first: it must not move folders under the walk
             self.empty_scratch()
             raise WorkerLost(
@@ -69,7 +71,8 @@ class WorkerWatch:
             remove_tree(self.scratch)
             make_folder(self.scratch)
 
-    def _over_quota(self) -> bool:
+    def _over_quota(self, pid: int) -> bool:
+        held, deleted = deleted_files(pid, self.scratch, self.max_files)
         try:
             used, entries = folder_usage(self.scratch, self.max_files)
             self._walks_disturbed = 0
@@ -77,4 +80,4 @@ class WorkerWatch:
             self._walks_disturbed += 1  # the code moved folders during the walk
             # Over quota when it keeps hiding its files.
             return self._walks_disturbed >= _MAX_DISTURBED_WALKS
-        return used > self.disk_quota or entries > self.max_files
+        return used + held > self.disk_quota or entries + deleted > self.max_files
