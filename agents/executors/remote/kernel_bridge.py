@@ -2,8 +2,8 @@
 
 Its source is sent to each new Jupyter kernel (together with the value codec, `values`, loaded
 there as `_smolui_values`) and executed as a module, so it uses only the standard
-library and IPython, which every kernel has. The host imports it for its constants only,
-so IPython and the codec are imported inside the functions.
+library, IPython and pyzmq, which every ipykernel has. The host imports it for its constants
+only, so those and the codec are imported inside the functions.
 
 Why `input_request` carries tool calls (and not comm messages): a running cell blocks the
 kernel's shell channel, so a comm reply from the host would only be read after the cell
@@ -23,6 +23,7 @@ import sys
 CALL_MARK = "\x1esmolui-call:"
 VALUE_MIME = "application/x-smolui-value"
 MAX_VALUE_CHARS = 1_000_000
+STDIN_WAIT_S = 10.0  # how long a tool call waits for the host's stdin channel to connect
 
 
 class FinalAnswer(BaseException):
@@ -52,11 +53,35 @@ def call_tool(name: str, args: tuple, kwargs: dict) -> object:
         "args": codec.encode_value(list(args)),
         "kwargs": codec.encode_value(dict(kwargs)),
     }
-    raw = get_ipython().kernel.raw_input(CALL_MARK + json.dumps(request))
-    reply = json.loads(raw)
+    reply = json.loads(_ask_host(CALL_MARK + json.dumps(request)))
     if not reply.get("ok"):
         raise ToolError(reply.get("error") or "the tool failed")
     return codec.decode_value(reply.get("value"), trusted=True)
+
+
+def _ask_host(prompt: str) -> str:
+    """Send `prompt` as an `input_request` and wait for the host's reply.
+
+    The kernel's stdin socket is a ZeroMQ ROUTER, which drops a message for a peer that is
+    not connected without a word; the gateway connects a new websocket's stdin channel to
+    the kernel on its own schedule (it waits for shell, control and iopub only), so just
+    after a (re)start the request could vanish and leave the cell waiting forever. With
+    `ROUTER_MANDATORY` (set in `setup`) such a send fails instead, and is tried again
+    until the channel is there.
+    """
+    import time
+
+    import zmq
+
+    kernel = get_ipython().kernel
+    give_up = time.monotonic() + STDIN_WAIT_S
+    while True:
+        try:
+            return kernel.raw_input(prompt)
+        except zmq.ZMQError as error:
+            if error.errno != zmq.EHOSTUNREACH or time.monotonic() > give_up:
+                raise ToolError(f"the host is not connected to the kernel ({error})") from None
+        time.sleep(0.005)
 
 
 def final_answer(answer: object = None) -> None:
@@ -186,17 +211,32 @@ def setup() -> None:
     # Only what the host reads: HTML, LaTeX, SVG... of every value cost time and go unused.
     shell.display_formatter.active_types = ["text/plain", "image/png", VALUE_MIME]
     shell.set_custom_exc((FinalAnswer,), _swallow_final_answer)
+    _report_unreachable_host(shell.kernel)
     _trim_per_execution_costs(shell.kernel)
 
 
+def _report_unreachable_host(kernel) -> None:
+    """Make an `input_request` for a host whose stdin channel is not connected (yet) fail
+    instead of vanishing (see `_ask_host`)."""
+    import zmq
+
+    kernel.stdin_socket.setsockopt(zmq.ROUTER_MANDATORY, 1)
+
+
 def _trim_per_execution_costs(kernel) -> None:
-    """Two costs ipykernel pays on every execution that this host does not need.
+    """Costs ipykernel pays on every execution that this host does not need.
 
     - It sleeps 0.5 ms before each `execute_reply` (`Kernel._execute_sleep`, a config
       trait) so that output flushed just before reaches clients ahead of the reply. The host
       reads output until the kernel's `idle` status, which is published after both.
     - Its logger lets debug records through (traitlets leaves the level to the handlers),
       so every message builds log records that no handler prints.
+    - It broadcasts the code of each request on iopub (`execute_input`) for other clients
+      watching the kernel: a message more through the gateway per execution, and this
+      kernel has one client, the host that sent the code.
+    - Before each reply it flushes stdout and stderr even when nothing was written to them,
+      each flush a round trip to its iopub thread: an empty one is skipped (output that is
+      written is flushed as before, and reaches the host ahead of `idle`).
     """
     if kernel.has_trait("_execute_sleep"):
         kernel._execute_sleep = 0.0
@@ -204,3 +244,24 @@ def _trim_per_execution_costs(kernel) -> None:
     levels = [handler.level for handler in log.handlers]
     if levels and log.level < min(levels):
         log.setLevel(min(levels))
+    if hasattr(type(kernel), "_publish_execute_input"):
+        kernel._publish_execute_input = _no_execute_input
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "_flush_pending") and hasattr(stream, "_subprocess_flush_pending"):
+            stream.flush = _flush_when_written(stream)
+
+
+def _no_execute_input(*args, **kwargs) -> None:
+    return None
+
+
+def _flush_when_written(stream):
+    """`stream.flush`, skipped while nothing was written since the last flush (the flags are
+    ipykernel's `OutStream`'s, set by `write` and cleared when its iopub thread flushes)."""
+    flush = stream.flush
+
+    def flush_when_written() -> None:
+        if stream._flush_pending or stream._subprocess_flush_pending:
+            flush()
+
+    return flush_when_written
