@@ -2,7 +2,8 @@
 
 Reads CLI flags and the environment once into `Settings`, answers HTTP at once with a
 starting page, builds the UI (one agent per conversation), serves it on the same socket,
-then loads the model in the background (the first turn waits for it).
+opens the conversation store while browsers load the page, then loads the model in the
+background (the first turn waits for it).
 Works offline with no API key: the default model is SmolLM2-135M-Instruct through llama.cpp.
 """
 
@@ -42,10 +43,12 @@ def main(argv: Sequence[str] | None = None) -> None:
             ui.listen_socket = starting.hand_over()
             ui.launch(prevent_thread_lock=True)
     if starting is None:  # gradio's own server (a share link): it binds the port itself
+        open_conversations(ui)
         start_model(settings, loader)
         ui.launch()
         return
     starting.release()  # the starting pages reload into the chat
+    open_conversations(ui)  # meanwhile browsers load the page; its first event waits for it
     start_model(settings, loader)  # after serving: nothing competes with the start for CPU
     ui.server.wait()
 
@@ -66,6 +69,24 @@ def collector_paused() -> Iterator[None]:
     finally:
         gc.freeze()
         gc.enable()
+
+
+def open_conversations(ui: object) -> None:
+    """Open the conversation store (SQLAlchemy, and Alembic on a first start: about 0.3 CPU
+    seconds) once the chat serves; exit with the reason when it cannot be opened.
+
+    Args:
+        ui: The app's `GradioUI`.
+    """
+    from smolui.store import StoreUnavailableError
+
+    try:
+        with collector_paused():  # what it builds lives as long as the app, as above
+            ui.open_store()
+    except StoreUnavailableError as error:
+        print(f"smolui: {error}", file=sys.stderr)
+        ui.close()
+        raise SystemExit(1) from None
 
 
 def open_starting_page(settings: object):
@@ -90,8 +111,8 @@ def open_starting_page(settings: object):
 
 
 def prepare_ui(settings: object, loader: object):
-    """Set up tracing, build the UI and open the conversation store; exit with the reason
-    when either is refused.
+    """Set up tracing and build the UI; exit with the reason when either is refused (the
+    conversation store opens later, `open_conversations`, unless usage limits need it now).
 
     Args:
         settings: A `smolui.settings.Settings`.
@@ -110,7 +131,7 @@ def prepare_ui(settings: object, loader: object):
     from smolui.store import StoreUnavailableError
 
     try:
-        ui.create_app()  # opens the store, sets up sign-in: fail now, not on the first visit
+        ui.create_app()  # sets up sign-in (and limits): fail now, not on the first visit
     except (StoreUnavailableError, AuthSetupError) as error:
         print(f"smolui: {error}", file=sys.stderr)
         raise SystemExit(1) from None

@@ -1,10 +1,11 @@
 """Cold start: seconds from `python app.py` to its first HTTP 200 and to a usable chat, next to
 smolagents' GradioUI.
 
-    python bench/cold_start.py [--repeats 5]
+    python bench/cold_start.py [--repeats 5] [--restart]
 
 Starts each app in a fresh process with a fresh data folder, no API key and no network, and
-polls it every 20 ms. Prints, per app, the median (and min/max) over the repeats of:
+polls it every 20 ms. With `--restart`, smolui starts each time on the same data folder, as
+a restarted app finds it (its database made and migrated by one start before the timed ones). Prints, per app, the median (and min/max) over the repeats of:
   - "200 at /": the first HTTP 200 answer to `GET /`;
   - "chat usable": the first HTTP 200 answer to `GET /config` (gradio's page configuration:
     the real chat page is built, its events are wired and it serves);
@@ -185,6 +186,8 @@ def main() -> None:
     )
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--smolagents-venv", type=Path, default=Path("/opt/smolagents-venv"))
+    parser.add_argument("--restart", action="store_true",
+                        help="smolui starts on the data folder of an earlier start")  # fmt: skip
     args = parser.parse_args()
     python = args.smolagents_venv / "bin" / "python"
     rivals = python.exists()
@@ -192,9 +195,16 @@ def main() -> None:
     if not rivals:
         print(f"(no {python}: smolagents column skipped)")
     results: dict[str, list[Timings]] = {"smolui": [], "smolagents": []}
+    kept = tempfile.TemporaryDirectory(prefix="cold-start-kept-")
+    if args.restart:
+        print("smolui restarts on one data folder")
+        smolui_run(Path(kept.name))  # makes and migrates the database
     for _ in range(args.repeats):
-        with tempfile.TemporaryDirectory(prefix="cold-start-") as folder:
-            results["smolui"].append(smolui_run(Path(folder)))
+        if args.restart:
+            results["smolui"].append(smolui_run(Path(kept.name)))
+        else:
+            with tempfile.TemporaryDirectory(prefix="cold-start-") as folder:
+                results["smolui"].append(smolui_run(Path(folder)))
         if rivals:
             with tempfile.TemporaryDirectory(prefix="cold-start-") as folder:
                 results["smolagents"].append(smolagents_run(python, Path(folder)))
@@ -203,6 +213,7 @@ def main() -> None:
         row = [summary([getattr(run, field) for run in results[name]]) for name in results]
         print(f"{label:>26} {row[0]:>26} {row[1]:>26}")
     print(f"after: {load_average()}")
+    kept.cleanup()
 
 
 if __name__ == "__main__":

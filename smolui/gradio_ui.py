@@ -129,6 +129,7 @@ class GradioUI(GradioUIApiMixin):
         from smolui.handlers import ChatHandlers
         from smolui.keeper import attach_store
         from smolui.layout import build_layout
+        from smolui.limits import Limits
         from smolui.observability.health import store_check
         from smolui.observability.metrics import AppMetrics
         from smolui.wiring import wire
@@ -136,11 +137,12 @@ class GradioUI(GradioUIApiMixin):
         config = self.handler_config()
         policy = config.policy
         roots = functools.partial(_served_roots, self.registry.media_root)
-        self.keeper = attach_store(self.registry, self.settings, roots, self.store)
-        self.admission = build_admission(self.settings, self.keeper.store if self.keeper else None)
+        self.keeper = keeper = attach_store(self.registry, self.settings, roots, self.store)
+        # Usage limits count in the store's database: then it opens now, else on first use.
+        counted = Limits.from_settings(self.settings).active
+        self.admission = build_admission(self.settings, keeper.store if counted else None)
         self.metrics = AppMetrics(self.registry, queue=self.admission.queue)
-        if self.keeper is not None:
-            self.ready_checks.setdefault("store", store_check(self.keeper.store))
+        self.ready_checks.setdefault("store", lambda: store_check(keeper.store)())
         chat = ChatHandlers(
             self.registry, config, self.keeper, observer=self.metrics, admission=self.admission
         )
@@ -170,6 +172,17 @@ class GradioUI(GradioUIApiMixin):
         self.registry.start_sweeper()
         self.demo = layout.demo
         return layout.demo
+
+    def open_store(self) -> None:
+        """Open the conversation store now (built with the app, it otherwise opens on first
+        use: app.py opens it once the page serves).
+
+        Raises:
+            StoreUnavailableError: The database cannot be reached or migrated.
+        """
+        if self.keeper is None:
+            self.create_app()
+        self.keeper.open()
 
     def launch(self, share: bool | None = None, **kwargs: Any) -> Any:
         """Build and serve the app with safe defaults (no share link, uploads never served).
@@ -247,7 +260,7 @@ class GradioUI(GradioUIApiMixin):
             self.demo.close()
         self.registry.close_all()
         if self.keeper is not None:
-            self.keeper.store.close()
+            self.keeper.close()
 
 
 def _calm_queue_polling(demo: Any) -> None:

@@ -29,6 +29,7 @@ from smolui.turn_runner import (
     update_interval,
 )
 from smolui.turn_start import admit, begin
+from smolui.unsent import UnsentMessages
 
 __all__ = [
     "MAX_UPDATE_INTERVAL_S",
@@ -48,6 +49,10 @@ BUSY_WAIT_S = 60.0  # a just-stopped run finishes its step before the next one m
 RESUMED_NOTICE = (
     "This conversation was reopened from storage: the agent remembers it, but variables "
     "from earlier code are gone."
+)
+GIVEN_BACK_NOTICE = (
+    "This message was not sent: a page that opened this conversation meanwhile has it back "
+    "in its message box."
 )
 RELEASED_NOTICE = (
     "The agent of this conversation was released (idle too long or the server restarted), "
@@ -81,17 +86,24 @@ class ChatHandlers:
         self.observer: TurnObserver = observer or NoTurnObserver()
         self.admission = admission
         self.runner = TurnRunner(config, self.observer, self._save)
+        # Shown but not started: a reload in between gives them back (`smolui.unsent`).
+        self.unsent = UnsentMessages()
 
     # -- one turn ---------------------------------------------------------------------------
 
     def echo(
-        self, message: dict[str, Any] | None, history: list[Message]
+        self,
+        message: dict[str, Any] | None,
+        history: list[Message],
+        conversation_id: str | None = None,
     ) -> tuple[list[Message], Any]:
-        """Show the user's message at once and remember it as the pending request.
+        """Show the user's message at once and remember it as the pending request; it is
+        held for the conversation until its turn starts (`UnsentMessages`).
 
         Args:
             message: The MultimodalTextbox value (`{"text", "files"}`).
             history: The chat so far.
+            conversation_id: The page's conversation id (None: nothing is held).
 
         Returns:
             The chat with the user's message, and the pending request (None if empty).
@@ -105,7 +117,7 @@ class ChatHandlers:
         shown += [{"role": "user", "content": {"path": path}} for path in files]
         if text:
             shown.append({"role": "user", "content": text})
-        return shown, {"text": text, "files": files}
+        return shown, self.unsent.hold(conversation_id, {"text": text, "files": files})
 
     def run_turn(
         self,
@@ -130,6 +142,9 @@ class ChatHandlers:
         history = list(history or [])
         if not pending:
             yield history, conversation_id
+            return
+        if not self.unsent.take(conversation_id, pending):  # a reopened page has it back
+            yield history + [render_notice(GIVEN_BACK_NOTICE, "ℹ️")], conversation_id
             return
         try:
             session = self.registry.open(conversation_id, page)

@@ -7,6 +7,7 @@ the code's variables cannot come back, and the model is told so in one line.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import secrets
@@ -15,7 +16,7 @@ import time
 import weakref
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents.agent import MultiStepAgent
 from agents.memory import ActionStep
@@ -23,13 +24,14 @@ from agents.memory_io import FolderImageStore, MemoryFormatError, steps_from_dat
 from smolui import transcripts
 from smolui.memory_snapshot import MemorySnapshot
 from smolui.sessions import ConversationUnavailableError, Resumed, Session
-from smolui.store import (
-    ConversationStore,
-    ConversationSummary,
-    CorruptConversationError,
-    StoredConversation,
-    UploadInfo,
-)
+
+if TYPE_CHECKING:  # the store (SQLAlchemy) is imported when it opens, after the page serves
+    from smolui.store import (
+        ConversationStore,
+        ConversationSummary,
+        StoredConversation,
+        UploadInfo,
+    )
 
 logger = logging.getLogger(__name__)
 
@@ -45,18 +47,24 @@ class ConversationKeeper:
     """Saves live conversations into the store and brings stored ones back.
 
     Args:
-        store: The conversation store.
+        store: The conversation store (None: `opener` opens it on first use).
         allowed_roots: Folders whose files a stored chat may show (gradio's cache, media).
         retry_s: Seconds between attempts to save a conversation the database refused.
+        opener: Opens the store, when `store` is None.
     """
 
     def __init__(
         self,
-        store: ConversationStore,
+        store: ConversationStore | None,
         allowed_roots: Callable[[], list[str]],
         retry_s: float = RETRY_S,
+        opener: Callable[[], ConversationStore] | None = None,
     ):
-        self.store = store
+        if store is None and opener is None:
+            raise ValueError("a ConversationKeeper needs a store or a way to open one")
+        self._store = store
+        self._opener = opener
+        self._open_lock = threading.Lock()
         self.allowed_roots = allowed_roots
         self.retry_s = retry_s
         self._unsaved: dict[str, tuple[Session, list[dict[str, Any]], str]] = {}
@@ -66,6 +74,27 @@ class ConversationKeeper:
         self._snapshots: weakref.WeakKeyDictionary[Session, MemorySnapshot] = (
             weakref.WeakKeyDictionary()
         )
+
+    @property
+    def store(self) -> ConversationStore:
+        """The conversation store (opened now if it was not yet, see `open`)."""
+        return self._store if self._store is not None else self.open()
+
+    def open(self) -> ConversationStore:
+        """Open the store if it is not open yet, and return it.
+
+        Raises:
+            StoreUnavailableError: It cannot be opened (the next use tries again).
+        """
+        with self._open_lock:
+            if self._store is None:
+                self._store = self._opener()
+            return self._store
+
+    def close(self) -> None:
+        """Release the store's connections (a store never opened has none)."""
+        if self._store is not None:
+            self._store.close()
 
     def _roots(self) -> list[str]:
         return [str(Path(root).resolve()) for root in self.allowed_roots()]
@@ -82,6 +111,8 @@ class ConversationKeeper:
         Raises:
             ConversationUnavailableError: It is stored but damaged.
         """
+        from smolui.store import CorruptConversationError
+
         try:
             return self.store.get(owner, conversation_id)
         except CorruptConversationError as error:
@@ -280,6 +311,8 @@ class ConversationKeeper:
 
 
 def _upload_info(item: Any, upload_dir: Path) -> UploadInfo:
+    from smolui.store import UploadInfo
+
     path = Path(item.stored_path)
     try:
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
@@ -313,59 +346,52 @@ def _accepted(info: UploadInfo, upload_dir: Path) -> Any:
 def attach_store(
     registry: Any, settings: Any, allowed_roots: Callable[[], list[str]], store: Any = None
 ) -> ConversationKeeper:
-    """Open the conversation store for these settings and let `registry` resume from it.
+    """Let `registry` keep its conversations in the store for these settings and resume
+    from it; the store opens on first use (`keeper.store`: app.py opens it once the page
+    serves, so the browser loads the page meanwhile).
 
     Eviction then keeps files (the store deletes them with the conversation), stored
     conversations come back under their own id, and old ones are purged when
-    `settings.retention_days` is set.
+    `settings.retention_days` is set. With the default upload folder, stored conversations'
+    folders an older version left in `./uploads` are moved into the data folder as it opens.
 
     Args:
         registry: The app's `SessionRegistry`.
         settings: The app's `Settings` (data_dir, database_url, retention_days).
         allowed_roots: Folders whose files a stored chat may show.
         store: A ready `ConversationStore` instead of opening one from the settings.
+    """
+    from smolui.retention import start_retention
+
+    opener = None
+    if store is None:
+        opener = functools.partial(_open_for, registry, settings)
+    else:
+        if registry.media_root is not None and registry.media_root != store.files.media_root:
+            store.files.extra_roots.append(registry.media_root)
+        if settings.retention_days:
+            start_retention(store, settings.retention_days)
+    keeper = ConversationKeeper(store, allowed_roots, opener=opener)
+    registry.resume = keeper.resume
+    registry.keep_files = True
+    return keeper
+
+
+def _open_for(registry: Any, settings: Any) -> ConversationStore:
+    """Open the store for these settings, bring an older version's upload folders into it
+    (default upload folder only) and start the retention purge.
 
     Raises:
         StoreUnavailableError: The database cannot be reached or migrated.
     """
+    from smolui.retention import start_retention
     from smolui.store import open_store
+    from smolui.store.old_uploads import move_old_uploads
 
-    if store is None:
-        roots = (registry.upload_root, registry.media_root)
-        store = open_store(settings.data_dir, settings.database_url, *roots)
-    elif registry.media_root is not None and registry.media_root != store.files.media_root:
-        store.files.extra_roots.append(registry.media_root)
-    keeper = ConversationKeeper(store, allowed_roots)
-    registry.resume = keeper.resume
-    registry.keep_files = True
+    roots = (registry.upload_root, registry.media_root)
+    store = open_store(settings.data_dir, settings.database_url, *roots)
+    if not settings.upload_folder:
+        move_old_uploads(store)
     if settings.retention_days:
         start_retention(store, settings.retention_days)
-    return keeper
-
-
-def start_retention(store: ConversationStore, days: float, interval_s: float = 3600.0) -> Any:
-    """Delete conversations untouched for `days` days now, then every `interval_s` seconds.
-
-    Args:
-        store: The conversation store.
-        days: Age limit in days.
-        interval_s: Seconds between purges.
-    """
-
-    def purge_forever() -> None:
-        while True:
-            try:
-                removed = store.purge_older_than(days)
-                if removed:
-                    logger.info(
-                        "retention: deleted %d conversations older than %s days", removed, days
-                    )
-            except Exception:
-                logger.exception("retention purge failed")
-            if stop.wait(interval_s):
-                return
-
-    stop = threading.Event()
-    thread = threading.Thread(target=purge_forever, name="smolui-retention", daemon=True)
-    thread.start()
-    return stop
+    return store

@@ -63,7 +63,7 @@ def _turn_adapters(
     import gradio as gr
 
     def echo(message: Any, history: list, conversation_id: Any) -> tuple:
-        shown, pending = chat.echo(message, history)
+        shown, pending = chat.echo(message, history, conversation_id)
         busy = pending is not None
         return (
             shown,
@@ -123,7 +123,12 @@ def _conversation_adapters(
         # The message box opens only now: a message sent before the page knows its owner
         # would start a conversation nobody owns (never saved, never listed).
         loaded = opened(conversations.load(owned(store, request, profile), _page(request)))
-        return (*loaded, gr.MultimodalTextbox(interactive=True))
+        # A message the page showed just before it reloaded, whose turn never started,
+        # comes back into the box (`smolui.unsent`).
+        unsent = chat.unsent.give_back(loaded[0])
+        if unsent is None:
+            return (*loaded, gr.MultimodalTextbox(interactive=True))
+        return (*loaded, gr.MultimodalTextbox(value=unsent, interactive=True))
 
     def new_chat(
         store: Any, model: Any, request: gr.Request, profile: gr.OAuthProfile | None

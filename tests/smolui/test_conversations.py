@@ -343,6 +343,7 @@ def test_the_data_folder_is_never_served(tmp_path):
                         upload_folder=str(tmp_path / "uploads"), data_dir=str(tmp_path / "data"))  # fmt: skip
     ui = GradioUI(lambda: None, settings=settings, model_label=lambda: "scripted")
     ui.launch(prevent_thread_lock=True, quiet=True)
+    ui.open_store()  # once the page serves, as app.py does: the database is made after launch
     try:
         database = tmp_path / "data" / "smolui.db"
         assert database.is_file()

@@ -1,0 +1,91 @@
+"""A database already at the newest schema is recognised without Alembic; any other goes to it."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from smolui.store import database, migrate, open_store
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def alembic_heads(folder: Path) -> list[str]:
+    from alembic.script import ScriptDirectory
+
+    return list(ScriptDirectory(str(folder)).get_heads())
+
+
+def test_the_head_read_from_the_files_is_alembic_s_head():
+    assert [migrate.head_revision()] == alembic_heads(migrate.MIGRATIONS)
+
+
+def test_reopening_a_migrated_database_does_not_import_alembic(store_url, tmp_path):
+    open_store(tmp_path / "data", store_url).close()  # the first start migrates
+    probe = (
+        "import sys; from smolui.store import open_store; "
+        f"open_store({str(tmp_path / 'data')!r}, {store_url!r}).close(); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'alembic'))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, check=True)  # fmt: skip
+    assert done.stdout.strip() == "[]"
+
+
+def test_a_database_behind_the_head_is_migrated(store_url, tmp_path):
+    engine = database.create_engine(store_url)
+    migrate.upgrade(engine, "0003")
+    assert not migrate.is_at_head(engine)
+    migrate.upgrade(engine)
+    assert migrate.is_at_head(engine)
+    assert migrate.current_revision(engine) == migrate.head_revision()
+    engine.dispose()
+
+
+def test_a_new_database_is_not_at_the_head(tmp_path):
+    engine = database.create_engine(f"sqlite:///{tmp_path / 'new.db'}")
+    assert not migrate.is_at_head(engine)
+    engine.dispose()
+
+
+def copy_of_migrations(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "migrations"
+    shutil.copytree(migrate.MIGRATIONS, folder)
+    monkeypatch.setattr(migrate, "MIGRATIONS", folder)
+    return folder
+
+
+def add_migration(folder: Path, name: str, header: str) -> None:
+    body = "def upgrade() -> None:\n    pass\n\n\ndef downgrade() -> None:\n    pass\n"
+    (folder / "versions" / name).write_text(f'"""A test migration."""\n\n{header}\n\n\n{body}')
+
+
+def test_a_new_migration_file_moves_the_head_and_the_database_is_migrated_to_it(
+    tmp_path, monkeypatch
+):
+    engine = database.create_engine(f"sqlite:///{tmp_path / 'store.db'}")
+    migrate.upgrade(engine)
+    folder = copy_of_migrations(tmp_path, monkeypatch)
+    header = 'revision: str = "0005"\ndown_revision: str | None = "0004"\ndepends_on = None'
+    add_migration(folder, "0005_more.py", header)
+    assert migrate.head_revision() == "0005" and alembic_heads(folder) == ["0005"]
+    assert not migrate.is_at_head(engine)  # the shipped files decide, not a number kept by hand
+    migrate.upgrade(engine)
+    assert migrate.current_revision(engine) == "0005" and migrate.is_at_head(engine)
+    engine.dispose()
+
+
+def test_two_heads_or_unplain_files_leave_the_decision_to_alembic(tmp_path, monkeypatch):
+    folder = copy_of_migrations(tmp_path, monkeypatch)
+    add_migration(folder, "0005_side.py", 'revision = "0005a"\ndown_revision = "0004"')
+    add_migration(folder, "0005_other.py", 'revision = "0005b"\ndown_revision = "0004"')
+    assert migrate.head_revision() is None
+    (folder / "versions" / "0005_other.py").unlink()
+    assert migrate.head_revision() == "0005a"
+    add_migration(folder, "0006.py", 'revision = "0006"\ndown_revision = "0005a"\n'
+                  'depends_on = "0002"')  # fmt: skip
+    assert migrate.head_revision() is None
