@@ -63,6 +63,8 @@ def describe_isolation(report: dict[str, Any], executor_type: str) -> str:
         layers.append("no network")
     text = "separate process" + (": " + ", ".join(_joined(layers)) if layers else "")
     missing = [name for key, name in _LAYER_WORDS if key in _EXPECTED and not report.get(key)]
+    if report.get("downgraded"):  # namespaces asked for, refused by the kernel (see `slot`)
+        missing.append("own user/IPC/network namespaces")
     return f"{text} (missing: {', '.join(missing)})" if missing else text
 
 

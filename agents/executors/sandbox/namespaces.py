@@ -23,6 +23,11 @@ CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
 
 
+# How a worker that could not map its ids ends (on its stderr): the host recognises it (see
+# `process.namespaces_refusal`) and may start the next worker without namespaces.
+ID_MAPS_FAILED = "sandbox worker: user namespace id maps failed"
+
+
 class NamespacesUnavailable(OSError):
     """The kernel (or its configuration) refused to create the namespaces."""
 
@@ -41,7 +46,7 @@ def enter() -> str:
         _write("/proc/self/gid_map", f"{gid} {gid} 1")
     except OSError as error:
         # Unmapped ids cannot create files: the worker would be useless, so it stops.
-        raise SystemExit(f"sandbox worker: user namespace id maps failed: {error}") from None
+        raise SystemExit(f"{ID_MAPS_FAILED}: {error}") from None
     return "user (own ids), ipc, net"
 
 

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
+import re
 import signal
 import subprocess
 import time
 from typing import Any
 
 from agents.executors.sandbox.channel import Channel, ChannelTimeout
+from agents.executors.sandbox.namespaces import ID_MAPS_FAILED
 from agents.executors.sandbox.spawn import (
     SPARES,
     Spawned,
@@ -21,6 +24,13 @@ from agents.executors.sandbox.spawn import (
 logger = logging.getLogger(__name__)
 
 LOST = "The sandbox was restarted: all variables, imports and functions defined so far were lost"
+
+# What the kernel answers when it will not let a process use a user namespace it made
+# (e.g. AppArmor's restriction of unprivileged user namespaces, or a seccomp profile):
+# namespaces are unavailable here. Any other error (too many open files, no memory) is not
+# a verdict on namespaces, and retrying with them is right.
+_REFUSALS = {errno.EPERM, errno.EACCES, errno.EINVAL, errno.ENOSPC, errno.EUSERS, errno.ENOSYS}
+_ID_MAPS_ERROR = re.compile(re.escape(ID_MAPS_FAILED) + r": \[Errno (\d+)\] ([^\n]*)")
 
 
 class WorkerLost(Exception):
@@ -51,7 +61,10 @@ class WorkerProcess:
         return self.proc.pid if self.proc else -1
 
     def start(self, timeout: float = 15.0) -> dict[str, Any]:
-        """Get an interpreter, send the setup, wait until confined; return the isolation report."""
+        """Get an interpreter, send the setup, wait until confined; return the isolation report.
+
+        Raises WorkerStartError, saying whether the kernel refused the worker its namespaces
+        (a timeout or a crash for any other reason is not that)."""
         spawned = (
             SPARES.take(self.max_message_bytes)
             if self.use_spare
@@ -64,8 +77,15 @@ class WorkerProcess:
             ready = self._await_ready(deadline)
         except Exception as error:
             reason = self.exit_reason()
+            # No agent code has run in this worker yet: its stderr is the sandbox's own.
+            refused = (
+                namespaces_refusal(self.stderr_tail(4096)) if self.setup.get("namespaces") else ""
+            )
             self.kill()
-            raise WorkerStartError(f"{type(error).__name__}: {error}; {reason}") from None
+            raise WorkerStartError(
+                f"{type(error).__name__}: {error}; {reason}",
+                namespaces_refused=refused,
+            ) from None
         if ready.get("t") != "ready":
             self.kill()
             raise WorkerStartError(f"unexpected first message {ready.get('t')!r}")
@@ -177,6 +197,19 @@ class WorkerProcess:
         except (OSError, ValueError):
             return None
         return None
+
+
+def namespaces_refusal(stderr: str) -> str:
+    """Why the kernel refused a worker its namespaces, read from the end of the stderr of a
+    worker that stopped while it confined itself ("" when that is not what stopped it).
+
+    Args:
+        stderr: The end of the worker's stderr (whitespace runs made single spaces).
+    """
+    found = _ID_MAPS_ERROR.search(stderr)
+    if found is None or int(found.group(1)) not in _REFUSALS:
+        return ""
+    return f"user namespace id maps refused: {found.group(2).strip()[:160]}"
 
 
 def _open_stat(pid: int) -> int:

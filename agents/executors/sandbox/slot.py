@@ -1,13 +1,18 @@
 """The one worker of a `SandboxExecutor`: started on demand, given the executor's state,
 replaced when lost, and asked things other than running code.
 
-A worker starts from the spare interpreter when one is ready (see `spawn`), falls back
-to no namespaces when the kernel half-allows them, and is checked against the isolation
-the executor requires. A new worker is told the tool names, the variables and any
-values kept for it after a Retry (see `SandboxExecutor.rollback`), so a replacement
-carries on where the last one stopped, minus what the code built itself. Requests carry
-an id and a deadline; a worker that fails one is dropped, and the next execution starts
-a fresh one. Running code is `Execution`'s part.
+A worker starts from the spare interpreter when one is ready (see `spawn`) and is checked
+against the isolation the executor requires. A start that fails for a passing reason (a
+timeout on a loaded machine, a crash) is retried as it was, a few times, then is a clear
+error. Only a kernel that refuses the worker its namespaces (see `process.namespaces_refusal`,
+or the worker's own report) leaves this executor's workers without them: that downgrade is
+logged, kept in the isolation report (`downgraded`), and refused under `require_isolation`.
+
+A new worker is told the tool names, the variables and any values kept for it after a
+Retry (see `SandboxExecutor.rollback`), so a replacement carries on where the last one
+stopped, minus what the code built itself. Requests carry an id and a deadline; a worker
+that fails one is dropped, and the next execution starts a fresh one. Running code is
+`Execution`'s part.
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ from agents.executors.values import encode_value
 logger = logging.getLogger(__name__)
 
 LAYERS = ("process", "clean_env", "rlimits", "landlock", "seccomp")
+START_ATTEMPTS = 3  # starts tried (the same way) before a passing failure is an error
+START_TIMEOUT = 15.0  # seconds a worker has to say it is confined and ready
 _WATCH_INTERVAL = 0.25  # seconds between limit checks while a request is answered
 
 
@@ -36,7 +43,8 @@ class WorkerSlot:
         setup: The setup message each new worker gets (the executor may change it).
         max_message: Cap on any message from the worker, in bytes.
         spare_worker: Take the spare interpreter when one is ready.
-        require_isolation: Refuse a worker that lacks a layer of `LAYERS`.
+        require_isolation: Refuse a worker that lacks a layer of `LAYERS`, or the namespaces
+            the setup asks for.
         timeout: Seconds a request may take.
         scratch: The code's folder (named in the error when no worker can start).
         watch: Checks the worker's limits while it answers a request (None: no checks).
@@ -70,6 +78,9 @@ class WorkerSlot:
         self.holder: list[WorkerProcess | None] = [None]  # what the finalizer must stop
         self._request_id = 0  # each request carries one; replies with another are stale
         self._warned = False
+        self._asked_namespaces = bool(setup.get("namespaces"))
+        self.start_timeout = START_TIMEOUT
+        self.downgrade = ""  # why workers start without the namespaces asked for, if they do
 
     def ensure(self) -> WorkerProcess:
         """The running worker, or a new one, set up and told the executor's state.
@@ -79,18 +90,7 @@ class WorkerSlot:
         if self.worker is not None and self.worker.alive():
             return self.worker
         self.discard()
-        worker = WorkerProcess(self.setup, self.max_message, self.spare_worker)
-        try:
-            report = worker.start()
-        except WorkerStartError as error:
-            if self.setup.get("namespaces"):  # e.g. a kernel that half-allows user namespaces
-                logger.warning("Sandbox worker failed with namespaces (%s); trying without", error)
-                self.setup["namespaces"] = False
-                return self.ensure()
-            raise AgentConfigError(
-                f"The code sandbox could not start ({error}). Check that {self.scratch} is "
-                "writable; executor_type='local' runs code unconfined (trusted models only)."
-            ) from None
+        worker, report = self._start()
         self.worker = self.holder[0] = worker
         self.used = False
         self.isolation = self._summarize(report)
@@ -102,6 +102,49 @@ class WorkerSlot:
             restore, self.restore = self.restore, {}
             self.request({"t": "vars", "values": encode_value(restore, trusted=True)})
         return worker
+
+    def _start(self) -> tuple[WorkerProcess, dict[str, Any]]:
+        """A started worker and its isolation report, after at most `START_ATTEMPTS` tries
+        (plus one without namespaces when the kernel refuses them)."""
+        failures = 0
+        while True:
+            worker = WorkerProcess(self.setup, self.max_message, self.spare_worker)
+            try:
+                return worker, worker.start(self.start_timeout)
+            except WorkerStartError as error:
+                if error.namespaces_refused and self.setup.get("namespaces"):
+                    self._fall_back(error.namespaces_refused)
+                    continue
+                failures += 1
+                if failures >= START_ATTEMPTS:
+                    raise AgentConfigError(
+                        f"The code sandbox could not start ({failures} tries; the last: "
+                        f"{error}). Check that {self.scratch} is writable and the machine is "
+                        "not overloaded; executor_type='local' runs code unconfined (trusted "
+                        "models only)."
+                    ) from None
+                logger.warning(
+                    "Sandbox worker did not start (%s); trying again as it was (%d of %d)",
+                    error,
+                    failures + 1,
+                    START_ATTEMPTS,
+                )
+
+    def _fall_back(self, reason: str) -> None:
+        """Start this executor's workers without namespaces from now on (the kernel refuses
+        them), or refuse under `require_isolation`."""
+        if self.require_isolation:
+            raise AgentConfigError(
+                f"The sandbox cannot give its workers namespaces here ({reason}); pass "
+                "namespaces=False to run without them, or drop require_isolation."
+            )
+        self.setup["namespaces"] = False
+        self.downgrade = reason
+        logger.warning(
+            "Sandbox workers start without namespaces from now on (%s): no uid of their own, "
+            "no user, IPC or network namespace, no kernel thread limit",
+            reason,
+        )
 
     def discard(self) -> None:
         """Kill the worker (if any); the next `ensure` starts a fresh one."""
@@ -180,19 +223,27 @@ class WorkerSlot:
 
     def _summarize(self, report: dict[str, Any]) -> dict[str, Any]:
         missing = [layer for layer in LAYERS if not report.get(layer)]
-        summary = {
-            **report,
-            "level": "full" if not missing else f"partial (missing: {', '.join(missing)})",
-        }
+        summary = {**report}
+        if self._asked_namespaces and not report.get("namespaces"):
+            # Asked for but not had: the kernel refused them (now or at an earlier start).
+            missing.append("namespaces")
+            notes = report.get("notes") if isinstance(report.get("notes"), dict) else {}
+            why = self.downgrade or str(notes.get("namespaces") or "not on this platform")
+            summary["downgraded"] = f"without namespaces: {why}"
+        summary["level"] = "full" if not missing else f"partial (missing: {', '.join(missing)})"
         if missing and self.require_isolation:
             self.discard()
             raise AgentConfigError(
                 f"The sandbox lacks {', '.join(missing)} here ({report.get('notes')}); "
-                "run on Linux >= 5.13 with libseccomp, or drop require_isolation."
+                "run on Linux >= 5.13 with libseccomp and user namespaces, pass "
+                "namespaces=False, or drop require_isolation."
             )
         if missing and not self._warned:
             self._warned = True
+            downgraded = summary.get("downgraded")
             logger.warning(
-                "Code sandbox runs without %s: %s", ", ".join(missing), report.get("notes")
+                "Code sandbox runs without %s: %s",
+                ", ".join(missing),
+                f"{downgraded}; {report.get('notes')}" if downgraded else report.get("notes"),
             )
         return summary

@@ -51,7 +51,17 @@ PROJECT_ROOT = str(Path(__file__).resolve().parents[3])
 
 
 class WorkerStartError(RuntimeError):
-    """The worker process could not start or confine itself."""
+    """The worker process could not start or confine itself.
+
+    Args:
+        message: What happened, in words.
+        namespaces_refused: Why the kernel refused the worker its namespaces, when that is
+            what ended it ("" otherwise; see `process.namespaces_refusal`).
+    """
+
+    def __init__(self, message: str, *, namespaces_refused: str = ""):
+        super().__init__(message)
+        self.namespaces_refused = namespaces_refused
 
 
 class Spawned:
