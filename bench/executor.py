@@ -7,8 +7,9 @@ resident memory.
 Goals (issue 5): overhead < 2 ms, start < 50 ms, CPU-bound code within 1.2x of plain
 CPython (issue 20, with the seccomp allow-list and namespaces: 1.05x), an idle worker
 < 30 MB. Times are medians, except the CPU ratios, which compare the best of interleaved
-runs on each side so that noise from other processes favours neither. Measure on a quiet
-machine all the same: other processes on the same cores skew single snippets.
+runs on each side so that noise from other processes favours neither, each run after the
+same random heap layout on both sides (see `LAYOUT_PAD`). Measure on a quiet machine all
+the same: other processes on the same cores skew single snippets.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -54,16 +56,26 @@ SNIPPETS = {
 
 
 # Plain CPython: one fresh interpreter, one namespace, no sandbox code loaded; it execs each
-# snippet it reads and answers with the CPU time the snippet took.
+# snippet it reads and answers with the snippet's `_bench_cpu` (see `TIMED`).
 PLAIN_RUNNER = """
-import builtins, json, sys, time
+import builtins, json, sys
 namespace = {"__builtins__": builtins}
 for line in sys.stdin:
-    code = compile(json.loads(line), "<bench>", "exec")
-    cpu = time.process_time()
-    exec(code, namespace)
-    print(json.dumps(time.process_time() - cpu), flush=True)
+    exec(compile(json.loads(line), "<bench>", "exec"), namespace)
+    print(json.dumps(namespace.get("_bench_cpu")), flush=True)
 """
+
+# What both sides run: the snippet between two readings of the thread's CPU clock, so each
+# side's figure is the code's own, read the same way. Read around a request instead, the
+# sandbox's figure also held its request handling (0.1-0.2 ms of CPU, the overhead figure),
+# which made the 7 ms recursion snippet 1.06x with the code itself at 0.98x. The thread's
+# clock, not `process_time`: the worker's RLIMIT_CPU arms a process CPU timer, and the
+# kernel then answers `process_time` from totals it updates at scheduler ticks, up to a
+# tick behind (fib(25) read 3.4-6.9 ms for 6.8 ms of CPU, with RLIMIT_CPU set in a plain
+# process too). The snippets start no threads. The clock is imported once (`CLOCK`): an
+# import at every run would go through the sandbox's import guard just before the code.
+CLOCK = "from time import thread_time as _bench_clock"
+TIMED = "_bench_cpu = _bench_clock()\n{code}\n_bench_cpu = _bench_clock() - _bench_cpu"
 
 
 class PlainProcess:
@@ -77,12 +89,12 @@ class PlainProcess:
             text=True,
         )
 
-    def run(self, code: str) -> float:
-        """Run one snippet; returns the CPU seconds it took in the plain process."""
+    def run(self, code: str) -> float | None:
+        """Run one snippet; returns its `_bench_cpu` (CPU seconds when it is `TIMED`)."""
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.proc.stdin.write(json.dumps(code) + "\n")
         self.proc.stdin.flush()
-        return float(json.loads(self.proc.stdout.readline()))
+        return json.loads(self.proc.stdout.readline())
 
     def close(self) -> None:
         self.proc.kill()
@@ -126,11 +138,26 @@ def start_ms(repeats: int, spare: bool, namespaces: bool = True) -> tuple[float,
     return ms(statistics.median(samples)), report
 
 
-CPU_CLOCK = "__import__('time').process_time()"
+# Run on both sides before each run of a snippet, with the same random count: it leaves a
+# different number of small objects (floats, tuples of 1-4 items) alive, so the snippet's
+# own objects land at other addresses. CPython's speed on a tight loop depends on where its
+# objects land: in a plain process the `loops` snippet takes about 151 or about 157 ms
+# depending only on how many floats were allocated before it (0-47 tried). With one fixed
+# layout on each side the sandbox looked 1.06-1.09x on it in every run, and 0.99x once the
+# worker alone had allocated 50 floats first (1.075x without, 6 pairs each), while a plain
+# process that confines itself halfway (`confine`: rlimits, namespaces, Landlock, seccomp)
+# runs the second half at 0.995x the first, against 0.99x unconfined (8 processes each).
+# Sampled layouts compare the code, not two layouts.
+LAYOUT_PAD = "_layout_pad = [(0.5 + i,) * (1 + i % 4) for i in range({count})]"
+LAYOUT_SPAN = 512
 
 
 def compare(
-    executor: SandboxExecutor, code: str, repeats: int, plain: PlainProcess
+    executor: SandboxExecutor,
+    code: str,
+    repeats: int,
+    plain: PlainProcess,
+    layouts: random.Random,
 ) -> dict[str, float]:
     """Best wall and CPU times of the snippet in plain CPython and in the sandbox, runs interleaved.
 
@@ -141,15 +168,18 @@ def compare(
     million fewer objects there, which made the sandbox look 15-20% slower on it). The plain
     side is its own fresh process (run in this one, whose imports and objects every garbage
     collection would also walk, it looked up to 30% slower than the sandbox). Both wall times
-    include a pipe round trip; CPU times are read in each process right around the snippet. Agent code is new at every step, so both sides
-    compile the source at every run (reusing one code object would let CPython's adaptive
-    interpreter keep its warm-up between runs).
+    include a pipe round trip (and, in the sandbox, its request handling); CPU times are read
+    inside the snippet on both sides (`TIMED`). Agent code is new at every step, so both
+    sides compile the source at every run (reusing one code object would let CPython's
+    adaptive interpreter keep its warm-up between runs). Before each run both sides get the
+    same random heap layout (`LAYOUT_PAD`), so neither keeps a lucky or unlucky one.
 
     Args:
         executor: The sandbox, its namespace holding what the earlier snippets left.
         code: The snippet.
         repeats: Runs on each side.
         plain: The plain process, its namespace holding the same.
+        layouts: Draws the layout before each run.
     """
     best = {
         "plain_wall": float("inf"),
@@ -157,15 +187,20 @@ def compare(
         "box_wall": float("inf"),
         "box_cpu": float("inf"),
     }
+    timed = TIMED.format(code=code)
+    plain.run(CLOCK)
+    executor(CLOCK)
     for _ in range(repeats):
+        pad = LAYOUT_PAD.format(count=layouts.randrange(LAYOUT_SPAN))
+        plain.run(pad)
+        executor(pad)
         wall = time.perf_counter()
-        best["plain_cpu"] = min(best["plain_cpu"], plain.run(code))
+        best["plain_cpu"] = min(best["plain_cpu"], plain.run(timed))
         best["plain_wall"] = min(best["plain_wall"], time.perf_counter() - wall)
-        cpu = executor(CPU_CLOCK).output
         wall = time.perf_counter()
-        executor(code)
+        executor(timed)
         best["box_wall"] = min(best["box_wall"], time.perf_counter() - wall)
-        best["box_cpu"] = min(best["box_cpu"], executor(CPU_CLOCK).output - cpu)
+        best["box_cpu"] = min(best["box_cpu"], executor("_bench_cpu").output)
     return best
 
 
@@ -204,6 +239,10 @@ def main() -> None:
         print(
             f"idle worker resident memory: {_resident_mb(executor.worker_pid):7.1f} MB   goal < 30"
         )
+        print(
+            f"speculation mitigations, this process -> worker: {_speculation(os.getpid())} -> "
+            f"{_speculation(executor.worker_pid)}"
+        )
     finally:
         executor.close()
     cpu_bound(args.repeats, args.pairs)
@@ -222,6 +261,7 @@ def cpu_bound(repeats: int, pairs: int) -> None:
         f"of the best of {repeats} interleaved runs):"
     )
     runs: dict[str, list[dict[str, float]]] = {name: [] for name in SNIPPETS}
+    layouts = random.Random(0)  # the same draws on every run of the bench
     for _ in range(pairs):
         executor = SandboxExecutor(
             additional_authorized_imports=["random", "json", "re", "collections"]
@@ -229,7 +269,7 @@ def cpu_bound(repeats: int, pairs: int) -> None:
         plain = PlainProcess()
         try:
             for name, code in SNIPPETS.items():
-                runs[name].append(compare(executor, code, repeats, plain))
+                runs[name].append(compare(executor, code, repeats, plain, layouts))
         finally:
             plain.close()
             executor.close()
@@ -253,6 +293,16 @@ def cpu_bound(repeats: int, pairs: int) -> None:
 def _resident_mb(pid: int | None) -> float:
     with open(f"/proc/{pid}/status") as file:
         return next(int(line.split()[1]) / 1024 for line in file if line.startswith("VmRSS:"))
+
+
+def _speculation(pid: int | None) -> str:
+    """The kernel's Spectre mitigations for a process. Where the kernel ties them to seccomp
+    (`spec_store_bypass_disable=seccomp`, `spectre_v2_user=seccomp`: the default before
+    Linux 5.16), the filtered worker gets SSBD and STIBP and a plain process does not: a
+    difference here can slow CPU-bound code in the worker beyond the sandbox's own costs."""
+    with open(f"/proc/{pid}/status") as file:
+        lines = [line.split(":", 1) for line in file if line.startswith("Speculation")]
+    return "; ".join(f"{key[11:].strip('_')}: {value.strip()}" for key, value in lines)
 
 
 def _load() -> str:

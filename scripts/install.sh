@@ -34,11 +34,31 @@ fi
 # pip: skip the resolver when requirements.txt has not changed since the last good install.
 stamp_dir="${XDG_CACHE_HOME:-$HOME/.cache}/smolui"
 stamp="$stamp_dir/requirements.sha256"
-want="$(sha256sum requirements.txt | cut -d' ' -f1) $("$PYTHON" -c 'import sys; print(sys.prefix)')"
+llama_cmake_args="-DGGML_NATIVE=OFF"
+want="$(sha256sum requirements.txt | cut -d' ' -f1) $("$PYTHON" -c 'import sys; print(sys.prefix)') $llama_cmake_args"
+
+# llama-cpp-python compiles llama.cpp. Its default (native) build uses every instruction set of
+# the build machine: on CPUs with AMX (Xeon Sapphire Rapids and later) llama.cpp then multiplies
+# through its AMX path, which crashed with SIGSEGV on the bundled model (seen 2026-11-25), and the
+# wheel pip caches dies with SIGILL on an older CPU. A portable build (AVX2, no AVX-512 or AMX) is
+# as fast for the 135M model. Rebuilt, bypassing pip's wheel cache, when the flags change.
+build_llama_cpp() {
+  local req built="$stamp_dir/llama-cpp.build"
+  req="$(grep -o '^llama-cpp-python[^=]*==[0-9.]*' requirements.txt | sed 's/\[.*\]//')"
+  local wanted="$req $llama_cmake_args $("$PYTHON" -c 'import sys; print(sys.prefix)')"
+  if [ -f "$built" ] && [ "$(cat "$built")" = "$wanted" ] && "$PYTHON" -c "import llama_cpp" 2>/dev/null; then
+    return
+  fi
+  echo "install: building $req without the build machine's own instruction sets ($llama_cmake_args)"
+  CMAKE_ARGS="$llama_cmake_args" PIP_ROOT_USER_ACTION=ignore "$PYTHON" -m pip install \
+    --disable-pip-version-check -q --no-cache-dir --force-reinstall --no-deps "$req"
+  mkdir -p "$stamp_dir" && echo "$wanted" > "$built"
+}
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && "$PYTHON" -c "import llama_cpp, gradio, pytest" 2>/dev/null; then
   echo "install: Python packages already installed"
 else
   echo "install: pip install -r requirements.txt (llama-cpp-python compiles once, ~8 min)"
+  build_llama_cpp
   PIP_ROOT_USER_ACTION=ignore "$PYTHON" -m pip install --disable-pip-version-check -q -r requirements.txt
   mkdir -p "$stamp_dir" && echo "$want" > "$stamp"
 fi
