@@ -17,6 +17,9 @@ logger = logging.getLogger(__name__)
 
 WHISPER_RATE = 16_000
 DEFAULT_MODEL = "openai/whisper-tiny"
+# Largest audio file read from a path (bytes): hours of compressed speech. A call from
+# sandboxed code names any host path; a bigger file must not fill the host's memory.
+MAX_AUDIO_FILE_BYTES = 200_000_000
 
 
 class SpeechToTextTool(Tool):
@@ -129,17 +132,14 @@ def decode_audio(source: str | Path | bytes | bytearray) -> tuple[Any, int]:
     """Decode a WAV file natively, other formats through ffmpeg (when installed).
 
     Args:
-        source: A path or the file's bytes.
+        source: A path (a regular file of at most `MAX_AUDIO_FILE_BYTES`) or the file's bytes.
+
+    Raises:
+        ToolExecutionError: No such file, a file too big, or audio that cannot be decoded.
     """
     from tools.agent_types import read_wav
 
-    if isinstance(source, (str, Path)):
-        path = Path(source)
-        if not path.is_file():
-            raise ToolExecutionError(f"There is no audio file at {str(source)!r}.")
-        data = path.read_bytes()
-    else:
-        data = bytes(source)
+    data = read_audio_file(Path(source)) if isinstance(source, (str, Path)) else bytes(source)
     if data[:4] == b"RIFF" and data[8:12] == b"WAVE":
         try:
             return read_wav(data)
@@ -154,6 +154,40 @@ def decode_audio(source: str | Path | bytes | bytearray) -> tuple[Any, int]:
             "Could not decode this audio: only PCM WAV is read without ffmpeg; install "
             "ffmpeg or convert the file to WAV."
         ) from error
+
+
+def read_audio_file(path: Path, limit: int = MAX_AUDIO_FILE_BYTES) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes; its size is checked before any
+    byte is read, and at most `limit + 1` bytes are read should it grow meanwhile.
+
+    Args:
+        path: The audio file.
+        limit: Most bytes accepted.
+
+    Raises:
+        ToolExecutionError: Not a regular file (missing, a folder, a device), or too big.
+    """
+    try:
+        if not path.is_file():
+            raise ToolExecutionError(f"There is no audio file at {str(path)!r}.")
+        size = path.stat().st_size
+        if size <= limit:
+            with path.open("rb") as handle:
+                data = handle.read(limit + 1)
+                if len(data) > limit:  # it grew since
+                    size = max(len(data), os.fstat(handle.fileno()).st_size)
+    except OSError as error:
+        raise ToolExecutionError(f"The audio file {str(path)!r} cannot be read: {error}") from None
+    if size > limit:
+        raise ToolExecutionError(
+            f"The audio file {str(path)!r} is {_megabytes(size)}; the transcriber reads files "
+            f"of at most {_megabytes(limit)}. Cut it into shorter parts (e.g. with ffmpeg)."
+        )
+    return data
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 1_000_000:.1f} MB"
 
 
 def resample(samples: Any, rate: int, target_rate: int) -> Any:

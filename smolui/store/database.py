@@ -6,10 +6,14 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from smolui.store import json_codec
+
 logger = logging.getLogger(__name__)
 
 SQLITE_FILE = "smolui.db"
 CONNECT_TIMEOUT_S = 10
+# JSON columns keep NaN and Infinity in JSON both databases accept (see `json_codec`).
+_JSON_CODEC = {"json_serializer": json_codec.dumps, "json_deserializer": json_codec.loads}
 
 
 class StoreUnavailableError(RuntimeError):
@@ -45,7 +49,8 @@ def safe_url(url: str) -> str:
 
 
 def create_engine(url: str) -> Any:
-    """A SQLAlchemy engine; SQLite gets WAL mode, foreign keys and a busy timeout.
+    """A SQLAlchemy engine; SQLite gets WAL mode, foreign keys and a busy timeout; JSON columns
+    on SQLite and PostgreSQL go through `json_codec` (non-finite floats kept).
 
     Args:
         url: A SQLAlchemy URL.
@@ -65,7 +70,10 @@ def create_engine(url: str) -> Any:
             return _sqlite_engine(parsed)
         postgres = parsed.get_backend_name() == "postgresql"
         connect_args = {"connect_timeout": CONNECT_TIMEOUT_S} if postgres else {}
-        return sqlalchemy.create_engine(parsed, pool_pre_ping=True, connect_args=connect_args)
+        codec = _JSON_CODEC if postgres else {}
+        return sqlalchemy.create_engine(
+            parsed, pool_pre_ping=True, connect_args=connect_args, **codec
+        )
     except (NoSuchModuleError, ImportError) as error:
         raise StoreUnavailableError(
             f"no driver for {safe_url(url)}: {error}. For PostgreSQL use a "
@@ -79,7 +87,7 @@ def _sqlite_engine(parsed: Any) -> Any:
     database = parsed.database
     if database and database != ":memory:":
         Path(database).parent.mkdir(parents=True, exist_ok=True)
-    engine = sqlalchemy.create_engine(parsed, connect_args={"timeout": 30})
+    engine = sqlalchemy.create_engine(parsed, connect_args={"timeout": 30}, **_JSON_CODEC)
 
     @sqlalchemy.event.listens_for(engine, "connect")
     def _pragmas(connection: Any, _record: Any) -> None:

@@ -9,7 +9,6 @@ A conversation it does not remember, or one another process saved since, is rewr
 
 from __future__ import annotations
 
-import json
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -18,6 +17,7 @@ from typing import Any
 from sqlalchemy import delete, insert, select, text
 from sqlalchemy.orm import Session
 
+from smolui.store import json_codec
 from smolui.store.schema import ChatMessageRow, MemoryStepRow
 
 REMEMBERED = 256  # conversations whose last written rows are kept in memory
@@ -80,7 +80,8 @@ class RowWriter:
 
 def read_rows(session: Session, model: type, conversation_id: str) -> list[Any]:
     """The data of one conversation's rows of `model`, in order. The database joins them into
-    one JSON array, decoded once (a long conversation has hundreds of rows).
+    one JSON array, decoded once (a long conversation has hundreds of rows) by `json_codec`
+    (non-finite floats come back as floats).
 
     Args:
         session: The open database session.
@@ -97,12 +98,15 @@ def read_rows(session: Session, model: type, conversation_id: str) -> list[Any]:
             f"FROM {table} WHERE conversation_id = :c"
         )
         raw = session.execute(joined, {"c": conversation_id}).scalar()
-        return [data for _, data in sorted(json.loads(raw), key=lambda p: p[0])] if raw else []
-    if dialect == "postgresql":  # the driver decodes the array it gets
-        joined = text(
-            f"SELECT json_agg(data ORDER BY position) FROM {table} WHERE conversation_id = :c"
+        return (
+            [data for _, data in sorted(json_codec.loads(raw), key=lambda p: p[0])] if raw else []
         )
-        return list(session.execute(joined, {"c": conversation_id}).scalar() or [])
+    if dialect == "postgresql":  # as text: decoded here, like what `json_codec` wrote
+        joined = text(
+            f"SELECT json_agg(data ORDER BY position)::text FROM {table} WHERE conversation_id = :c"
+        )
+        raw = session.execute(joined, {"c": conversation_id}).scalar()
+        return list(json_codec.loads(raw)) if raw else []
     statement = (
         select(model.data).where(model.conversation_id == conversation_id).order_by(model.position)
     )

@@ -9,7 +9,7 @@ import pytest
 
 from tools.agent_types import AgentAudio, write_wav
 from tools.base import ToolExecutionError
-from tools.transcriber import SpeechToTextTool, load_audio
+from tools.transcriber import SpeechToTextTool, load_audio, read_audio_file
 
 
 def _sine(freq: float, rate: int, seconds: float = 1.0) -> np.ndarray:
@@ -66,3 +66,35 @@ def test_missing_weights_offline_says_how_to_provide_them(tmp_path: Path) -> Non
     message = str(caught.value)
     assert "openai/whisper-tiny" in message
     assert "download" in message and "local folder" in message
+
+
+def test_a_file_over_the_size_limit_is_refused_before_a_byte_is_read(tmp_path: Path) -> None:
+    import tracemalloc
+
+    huge = tmp_path / "huge.wav"
+    with huge.open("wb") as handle:
+        handle.truncate(300_000_000)  # sparse: no disk used, but 300 MB if read
+    tool = SpeechToTextTool()
+    tracemalloc.start()
+    try:
+        with pytest.raises(ToolExecutionError, match=r"is 300\.0 MB.*at most 200\.0 MB"):
+            tool(audio=str(huge))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 5_000_000 and tool.pipeline is None
+    with pytest.raises(ToolExecutionError, match="no audio file"):
+        load_audio("/dev/zero")  # not a regular file: endless if read
+    with pytest.raises(ToolExecutionError, match="no audio file"):
+        load_audio(tmp_path)
+
+
+def test_the_limit_is_exact_and_paths_and_bytes_still_work(tmp_path: Path) -> None:
+    write_wav(tmp_path / "c.wav", _sine(300, 16_000), 16_000)
+    data = (tmp_path / "c.wav").read_bytes()
+    assert read_audio_file(tmp_path / "c.wav", limit=len(data)) == data
+    with pytest.raises(ToolExecutionError, match="at most"):
+        read_audio_file(tmp_path / "c.wav", limit=len(data) - 1)
+    from_path = load_audio(tmp_path / "c.wav")
+    assert np.array_equal(from_path, load_audio(str(tmp_path / "c.wav")))
+    assert np.array_equal(from_path, load_audio(bytearray(data)))
