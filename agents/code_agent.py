@@ -13,13 +13,15 @@ from agents.errors import AgentExecutionError
 from agents.events import AgentEvent
 from agents.executors import CodeExecutor, create_executor
 from agents.executors.python_runner import BASE_AUTHORIZED_IMPORTS
+from agents.last_answer import current_run
 from agents.memory import ActionOutput, ActionStep, ToolCall
 from agents.models.messages import ChatMessage, ChatMessageStreamDelta
 from agents.parsing import extract_code, extract_structured_code
 from agents.prompts import render
 from agents.prompts.code_tags import code_stop_sequences, resolve_code_block_tags
 from agents.repair import repair_code, with_note
-from agents.small_model import select_profile
+from agents.small_model import SmallModelProfile, select_profile
+from agents.small_vote import Ballot, DraftJudge, quietly, vote
 from agents.sub_agents import drain_while
 
 logger = logging.getLogger(__name__)
@@ -61,8 +63,9 @@ class CodeAgent(MultiStepAgent):
             `response_format`.
         code_block_tags: The (open, close) markers shown to the model, or "markdown" for
             ```python fences; default `<code>`...`</code>`.
-        small_model: Use the small-model profile (short prompt, grammar, token cap; see
-            `agents.small_model`): True or False, or None to choose it for tiny models.
+        small_model: Use the small-model profile (short prompt, grammar, token cap, drafts;
+            see `agents.small_model`): True or False, None to choose it for tiny models, or
+            a `SmallModelProfile`.
         **kwargs: See `MultiStepAgent`.
     """
 
@@ -80,7 +83,7 @@ class CodeAgent(MultiStepAgent):
         max_print_outputs_length: int | None = None,
         use_structured_outputs_internally: bool = False,
         code_block_tags: str | tuple[str, str] | None = None,
-        small_model: bool | None = None,
+        small_model: bool | SmallModelProfile | None = None,
         **kwargs: Any,
     ):
         self.additional_authorized_imports = list(additional_authorized_imports or [])
@@ -175,10 +178,15 @@ class CodeAgent(MultiStepAgent):
             if self.small_model_profile is not None:
                 profile, retry = self.small_model_profile, step.step_number > 1
                 kwargs.update(profile.step_kwargs(self.model, self.code_block_tags, retry))
-        answer = yield from self._call_model(messages, **kwargs)
+        ballot, tried = None, None
+        if self._drafts() > 1 and not self.use_structured_outputs_internally:
+            ballot = yield from self._vote(messages, kwargs)
+            answer = ballot.chosen.message
+        else:
+            answer = yield from self._call_model(messages, **kwargs)
         step.model_output_message = answer
         step.model_output = answer.text
-        step.token_usage = answer.token_usage
+        step.token_usage = ballot.token_usage if ballot is not None else answer.token_usage
         if self.use_structured_outputs_internally:
             _, code = extract_structured_code(answer.text)
         else:
@@ -188,10 +196,13 @@ class CodeAgent(MultiStepAgent):
                 and not answer.text.rstrip().endswith(self.code_block_tags[1])
             ):
                 step.model_output = answer.text + self.code_block_tags[1]
-            code = extract_code(answer.text, *self.code_block_tags)
+            # A draft chosen by vote comes with the code that was tried, repairs included.
+            tried = ballot.chosen.repair if ballot is not None else None
+            code = tried.code if tried else extract_code(answer.text, *self.code_block_tags)
         small = self.small_model_profile is not None
-        repair = repair_code(code, self.task, small, [*self.tools, *self.managed_agents])
+        repair = tried or repair_code(code, self.task, small, [*self.tools, *self.managed_agents])
         code = step.code_action = repair.code
+        note = "\n".join(text for text in (ballot.note if ballot else "", repair.note) if text)
         call = ToolCall(name="python_interpreter", arguments=code, id=f"call_{step.step_number}")
         step.tool_calls = [call]
         yield call
@@ -204,17 +215,48 @@ class CodeAgent(MultiStepAgent):
                 result = self.tracing.code_execution(self.executor, code)
         except AgentExecutionError as error:
             logs = f"Execution logs:\n{error.logs}" if error.logs else None
-            step.observations = with_note(repair.note, logs)
+            step.observations = with_note(note, logs)
             if error.state_lost:
                 self.state.clear()
             raise
         observation = f"Execution logs:\n{result.logs}" if result.logs else "Execution logs: (none)"
         if not result.is_final_answer:
             observation += f"\nLast output from code snippet:\n{_short(result.output)}"
-        step.observations = with_note(repair.note, observation)
+        step.observations = with_note(note, observation)
         step.observations_images = list(result.images) or None
         step.action_output = result.output
         yield ActionOutput(output=result.output, is_final_answer=result.is_final_answer)
+
+    def _drafts(self) -> int:
+        """How many drafts a step writes and votes on (1: none; see `agents.small_vote`)."""
+        if self.small_model_profile is None or self.managed_agents:
+            return 1
+        return self.small_model_profile.drafts_for(self.model)
+
+    def _vote(
+        self, messages: list[ChatMessage], kwargs: dict[str, Any]
+    ) -> Generator[ChatMessageStreamDelta, None, Ballot]:
+        """A small model's drafts of one step, each tried in the executor, and the one chosen.
+
+        Only the first draft streams; the step shows the chosen one.
+        """
+        profile, tools = self.small_model_profile, [*self.tools, *self.managed_agents]
+        observations = [step.observations or "" for step in current_run(self.memory.steps)]
+        judge = DraftJudge(
+            lambda text: extract_code(text, *self.code_block_tags),
+            lambda code: repair_code(code, self.task, True, tools),
+            self.executor,
+            "\n".join([self.task or "", *observations]),
+            self.state.clear,
+        )
+
+        def write(index: int) -> Generator[ChatMessageStreamDelta, None, ChatMessage]:
+            calls = self._call_model(messages, **profile.draft_kwargs(kwargs, index))
+            if index == 0:
+                return (yield from calls)
+            return (yield from quietly(calls))
+
+        return (yield from vote(write, judge, self._drafts()))
 
     def _call_model(
         self, messages: list[ChatMessage], **kwargs: Any

@@ -25,6 +25,7 @@ _VALUE_QUESTION = re.compile(
 )
 _NOT_A_VALUE = re.compile(r"\b(plot|draw|chart|save|write (it )?to|create a file)\b", re.IGNORECASE)
 _NOTE_START = "Note: your code was repaired before running it: "
+_NOTES_START = "Note: "
 _PAIRS = {"(": ")", "[": "]", "{": "}"}
 _MAX_DROPPED_LINES = 3
 # Modules a small model uses without importing them (all in the base authorized imports).
@@ -292,10 +293,12 @@ def with_note(note: str, text: str | None) -> str | None:
 
 
 def strip_note(text: str) -> str:
-    """`text` without the repair note that `with_note` put before it.
+    """`text` without the notes that `with_note` put before it (a repair's, and the one on
+    a small model's drafts, `agents.small_vote`): its first lines that start with "Note: ".
 
     Args:
         text: A step's observations.
     """
-    first, _, rest = text.partition("\n")
-    return rest if first.startswith(_NOTE_START) else text
+    while text.startswith(_NOTES_START):
+        text = text.partition("\n")[2]
+    return text

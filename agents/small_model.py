@@ -3,8 +3,9 @@
 
 A model this small copies a format well but cannot follow a long prompt. The profile gives it a
 short system prompt with worked examples, caps each step's answer at a few lines, forces the
-"Thought: / code block" format with a grammar where the backend can enforce one, and lets the
-agent turn a bare last expression into `final_answer(...)` (see `agents.repair`).
+"Thought: / code block" format with a grammar where the backend can enforce one, lets the
+agent turn a bare last expression into `final_answer(...)` (see `agents.repair`), and on
+llama.cpp has a CodeAgent step drafted a few times and voted on (see `agents.small_vote`).
 """
 
 from __future__ import annotations
@@ -45,6 +46,10 @@ class SmallModelProfile:
         tool_call_tokens: Cap on the tokens of one ToolCallingAgent step (one JSON call).
         max_argument_chars: Most characters in a string argument of a tool call, so that the
             call closes before the token cap (SmolLM2 spends a token per digit).
+        drafts: Most drafts of one CodeAgent step, voted on (`agents.small_vote`); 1: none.
+            Drafts are written only for a backend that follows a grammar (llama.cpp: an
+            extra draft costs only its own tokens, and each gets a `seed` of its own).
+        draft_temperature: Sampling temperature of the drafts after the first.
     """
 
     prompt_file: str = "small_code_agent"
@@ -58,6 +63,8 @@ class SmallModelProfile:
     max_steps: int = 2
     tool_call_tokens: int = 192
     max_argument_chars: int = 100
+    drafts: int = 3
+    draft_temperature: float = 0.7
 
     def steps_per_run(self, max_steps: int | None) -> int:
         """The agent's `max_steps`, capped for the small model.
@@ -129,6 +136,26 @@ class SmallModelProfile:
             kwargs["grammar"] = self.grammar(code_block_tags)
         return kwargs
 
+    def drafts_for(self, model: Any) -> int:
+        """How many drafts a CodeAgent step on `model` may write (1: no vote).
+
+        Args:
+            model: The agent's model.
+        """
+        return self.drafts if isinstance(model, Model) and model.supports_grammar else 1
+
+    def draft_kwargs(self, step_kwargs: dict[str, Any], index: int) -> dict[str, Any]:
+        """The model call arguments of draft number `index` (0: the step's own call).
+
+        Args:
+            step_kwargs: The step's model call arguments.
+            index: The draft's number, from 0.
+        """
+        if index == 0:
+            return step_kwargs
+        # llama.cpp seeds every call alike unless told otherwise: same prompt, same sample.
+        return {**step_kwargs, "temperature": self.draft_temperature, "seed": index}
+
     def tool_call_kwargs(
         self, model: Any, tool_schemas: Sequence[dict[str, Any]]
     ) -> dict[str, Any]:
@@ -165,13 +192,18 @@ def is_small_model_id(model_id: str | None) -> bool:
     return bool(SMALL_MODEL_IDS.search(model_id or ""))
 
 
-def select_profile(model: Any, small_model: bool | None) -> SmallModelProfile | None:
+def select_profile(
+    model: Any, small_model: bool | SmallModelProfile | None
+) -> SmallModelProfile | None:
     """The profile an agent uses: forced on or off by `small_model`, else chosen by model.
 
     Args:
         model: The agent's model.
-        small_model: True or False to force the choice; None to choose automatically.
+        small_model: True or False to force the choice; None to choose automatically; a
+            `SmallModelProfile` to use that one.
     """
+    if isinstance(small_model, SmallModelProfile):
+        return small_model
     if small_model is None:
         small_model = is_small_model(model)
     return SmallModelProfile() if small_model else None

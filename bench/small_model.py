@@ -3,21 +3,26 @@
     python bench/small_model.py [--limit N] [--baseline-limit N] [--modes profile,baseline]
                                 [--max-steps 4] [--threads N] [--executor sandbox|local] [--show]
                                 [--kind dates,units] [--agent code|tool] [--match TEXT]
-                                [--set main|held-out|fresh|fresh-2|fresh-3]
+                                [--drafts N]
+                                [--set main|held-out|fresh|fresh-2|fresh-3|fresh-4[,...]]
 
 Runs every task of `bench/small_model_tasks.py` as the app would: the bundled SmolLM2-135M
 through llama.cpp, a fresh CodeAgent per task with the document tools of its own upload
 folder, attached files stored and announced by the app's upload code, code run in the
 sandbox (`--agent tool`: a ToolCallingAgent with the same tools and a `python_interpreter`
-tool; with the profile its calls are constrained to valid JSON calls of its tools). Prints one line per task, then per mode: tasks right, median and worst seconds per
-task (wall clock, and CPU seconds of this process: on a machine shared with other work the
-CPU time is what the task would take alone on one core), and steps per task.
+tool; with the profile its calls are constrained to valid JSON calls of its tools). Prints
+one line per task (with, per step, what its drafts did: "3>2" three drafts, the second ran;
+"+t" its code came from the thought; `--drafts 1` turns the vote off), then per mode: tasks
+right, median and worst seconds per task (wall clock, and CPU seconds of this process: on a
+machine shared with other work the CPU time is what the task would take alone on one core),
+and steps per task.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -33,6 +38,7 @@ from bench.small_model_tasks import (  # noqa: E402
     FRESH,
     FRESH_2,
     FRESH_3,
+    FRESH_4,
     HELD_OUT,
     TASKS,
     BenchTask,
@@ -44,9 +50,11 @@ TASK_SETS = {
     "fresh": FRESH,
     "fresh-2": FRESH_2,
     "fresh-3": FRESH_3,
+    "fresh-4": FRESH_4,
 }
 
 MODES = {"profile": True, "baseline": False}
+_DRAFTS = re.compile(r"drafts of this step: (\d+) written .*; draft (\d+) runs")
 
 
 @dataclass
@@ -60,6 +68,7 @@ class Outcome:
     answer: Any
     error: str | None = None
     outputs: list[str] = field(default_factory=list)
+    votes: list[str] = field(default_factory=list)
 
 
 def run_task(model: Any, task: BenchTask, small_model: bool, args: argparse.Namespace) -> Outcome:
@@ -67,6 +76,7 @@ def run_task(model: Any, task: BenchTask, small_model: bool, args: argparse.Name
     from agents.console import LogLevel
     from agents.errors import AgentError
     from agents.memory import ActionStep
+    from agents.small_model import SmallModelProfile
     from tools.documents import document_tools
     from tools.python_interpreter import PythonInterpreterTool
 
@@ -75,7 +85,10 @@ def run_task(model: Any, task: BenchTask, small_model: bool, args: argparse.Name
         folder.mkdir(mode=0o700)  # as the app makes an upload folder (smolui/uploads/folders.py)
         text = _attach(task, Path(tmp), folder)
         executor_kwargs = {"read_only_paths": [str(folder)]} if args.executor == "sandbox" else {}
-        options = dict(max_steps=args.max_steps, small_model=small_model)
+        profile: Any = False
+        if small_model:
+            profile = SmallModelProfile(**({"drafts": args.drafts} if args.drafts else {}))
+        options = dict(max_steps=args.max_steps, small_model=profile)
         options["verbosity_level"] = LogLevel.OFF
         agent = _agent(model, document_tools(folder), args, executor_kwargs, options)
         start, cpu_start = time.perf_counter(), time.process_time()
@@ -93,7 +106,19 @@ def run_task(model: Any, task: BenchTask, small_model: bool, args: argparse.Name
                 tool.close()
     right = task.is_right(answer) and error is None
     outputs = [_shown(step) for step in actions]
-    return Outcome(right, seconds, cpu_seconds, len(actions), answer, error, outputs)
+    outcome = Outcome(right, seconds, cpu_seconds, len(actions), answer, error, outputs)
+    outcome.votes = [_vote_of(step) for step in actions]
+    return outcome
+
+
+def _vote_of(step: Any) -> str:
+    """What the drafts did in a step, in a few characters: "3>2" (3 drafts, the 2nd ran),
+    "+t" when the code came from the thought; "" without drafts."""
+    found = _DRAFTS.search(step.observations or "")
+    if found is None:
+        return ""
+    thought = "+t" if "thought spells out" in (step.observations or "") else ""
+    return f"{found.group(1)}>{found.group(2)}{thought}"
 
 
 def _shown(step: Any) -> str:
@@ -175,18 +200,28 @@ def main() -> None:
     parser.add_argument("--agent", default="code", choices=("code", "tool"), help="agent type")
     parser.add_argument("--match", default="", help="only tasks whose text contains this")
     parser.add_argument(
+        "--drafts",
+        type=int,
+        default=None,
+        help="most drafts per step the profile votes on (1: no vote; default: the profile's)",
+    )
+    parser.add_argument(
         "--set",
         default="main",
-        choices=tuple(TASK_SETS),
         help="the main task set, tasks written after the example bank (held-out), or tasks "
-        "never used for tuning (fresh; fresh-2 and fresh-3 for later changes)",
+        "never used for tuning (fresh; fresh-2, fresh-3 and fresh-4 for later changes); "
+        "several joined by commas run one after the other",
     )
     args = parser.parse_args()
+    names = [name.strip() for name in args.set.split(",") if name.strip()]
+    unknown = [name for name in names if name not in TASK_SETS]
+    if unknown or not names:
+        parser.error(f"--set: unknown {unknown}; choose from {', '.join(TASK_SETS)}")
     from agents.models.spec import default_model
 
     model = default_model(**({"n_threads": args.threads} if args.threads else {}))
     model.load()
-    task_set = TASK_SETS[args.set]
+    task_set = [task for name in names for task in TASK_SETS[name]]
     tasks = [task for task in task_set if not args.kind or task.kind in args.kind.split(",")]
     tasks = [task for task in tasks if args.match.lower() in task.text.lower()]
     tasks = tasks[: args.limit] if args.limit else tasks
@@ -206,7 +241,8 @@ def main() -> None:
             print(
                 f"[{mode}] {'right' if outcome.right else 'WRONG'} {outcome.seconds:5.1f} s "
                 f"({outcome.cpu_seconds:4.1f} CPU s) "
-                f"{outcome.steps} step(s)  {task.text[:60]!r} -> {shown[:80]}",
+                f"{outcome.steps} step(s) {' '.join(filter(None, outcome.votes)):<9} "
+                f"{task.text[:60]!r} -> {shown[:80]}",
                 flush=True,
             )
             if args.show and not outcome.right:

@@ -199,3 +199,31 @@ FRESH_3: list[BenchTask] = [
     BenchTask("file", "How many lines does the attached recipe.txt have?", 4, (RECIPE,)),
     BenchTask("file", "How much sugar does the attached recipe need?", 200, (RECIPE,)),
 ]
+
+# Written by helper H2 in session 6 before any change of that session, run once as the
+# baseline and once on the final state, never used for tuning:
+# `python bench/small_model.py --set fresh-4`.
+MARKS = ("marks.txt", "maths 74\nhistory 88\nphysics 59\nmusic 95\nart 81\n")
+NOTES = ("notes.txt", "buy milk\ncall the plumber\nwater the plants\n")
+FRESH_4: list[BenchTask] = [
+    BenchTask("arithmetic", "What is 123 times 4?", 492),
+    BenchTask("arithmetic", "What is 1000 minus 256?", 744),
+    BenchTask("arithmetic", "How much is 84 divided by 7?", 12),
+    BenchTask("arithmetic", "What is 3 to the power of 5?", 243),
+    BenchTask("arithmetic", "What is 10% of 450?", 45),
+    BenchTask("arithmetic", "What is the biggest number in 8, 23, 15 and 4?", 23),
+    BenchTask("strings", "How many characters are in 'lighthouse'?", 10),
+    BenchTask("strings", "Make 'open source' upper case.", "OPEN SOURCE"),
+    BenchTask("strings", "Reverse the word 'planet'.", "tenalp"),
+    BenchTask("strings", "How many times does 'a' appear in 'alphabet salad'?", 4),
+    BenchTask("dates", "How many days are between 2020-05-01 and 2020-06-15?", 45),
+    BenchTask("dates", "What day of the week was 14 July 1789?", "Tuesday"),
+    BenchTask("dates", "Is 2023 a leap year? Answer yes or no.", False),
+    BenchTask("units", "Convert 4 kilograms to grams.", 4000),
+    BenchTask("units", "How many seconds are in 3 hours?", 10800),
+    BenchTask("units", "Convert 25 degrees Celsius to Fahrenheit.", 77),
+    BenchTask("units", "How many centimeters are in 6 meters?", 600),
+    BenchTask("units", "Convert 1500 meters to kilometers.", 1.5),
+    BenchTask("file", "What is the music mark in the attached marks.txt?", 95, (MARKS,)),
+    BenchTask("file", "How many lines does the attached notes.txt have?", 3, (NOTES,)),
+]

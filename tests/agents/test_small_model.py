@@ -46,7 +46,10 @@ def test_profile_is_chosen_for_tiny_models_only():
 
 
 def test_tiny_model_gets_the_short_prompt_and_a_capped_grammar_step():
-    model = GrammarScriptedModel(["Thought: add.\n<code>\nfinal_answer(2 + 2)\n"], model_id=TINY_ID)
+    # Two drafts that agree end the vote (see test_small_vote.py).
+    model = GrammarScriptedModel(
+        ["Thought: add.\n<code>\nfinal_answer(2 + 2)\n"] * 2, model_id=TINY_ID
+    )
     agent = agent_for(model)
     full = agent_for(ScriptedModel(model_id="big-model"))
     small_prompt, full_prompt = agent.initialize_system_prompt(), full.initialize_system_prompt()
@@ -72,7 +75,7 @@ def test_later_steps_sample_and_the_last_answer_is_capped_too():
     replies = ["Thought: look.\n<code>\nx = 1\n</code>", "Thought: again.\n<code>\ny = 2\n</code>"]
     last_reply = "Thought: so.\n<code>\nfinal_answer(3)\n"
     model = GrammarScriptedModel([*replies, last_reply], model_id=TINY_ID)
-    agent = agent_for(model, max_steps=2)
+    agent = agent_for(model, max_steps=2, small_model=SmallModelProfile(drafts=1))
     assert agent.run("What is 1 + 2?") == 3  # the value of the final_answer it wrote
     first, second, last = model.call_kwargs
     assert first["temperature"] == 0 and second["temperature"] > 0
