@@ -13,7 +13,7 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from agents import context, planning
+from agents import context, image_budget, planning
 from agents.agent_api import AgentApiMixin, check_grammar
 from agents.callbacks import normalize_callbacks, run_callbacks
 from agents.console import ConsoleLogger, LogLevel
@@ -139,6 +139,8 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
         self._context_windows = {mode: context.ContextWindow(mode) for mode in (False, True)}
 
     _base_tools_with_interpreter = False
+    # Pixels of step images kept in memory across the conversation (`agents.image_budget`).
+    max_kept_image_pixels = image_budget.MAX_KEPT_IMAGE_PIXELS
 
     # -- prompts ---------------------------------------------------------------------
 
@@ -289,6 +291,7 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
     def _finish_step(self, step: MemoryStep, callbacks: bool = True) -> None:
         step.timing.end_time = time.time()
         self.memory.steps.append(step)
+        image_budget.keep_images_within(self.memory.steps, self.max_kept_image_pixels)
         self.tracing.step_ended(step)
         if callbacks:
             run_callbacks(self.step_callbacks, step, self)
