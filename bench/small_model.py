@@ -4,7 +4,7 @@
                                 [--max-steps 4] [--threads N] [--executor sandbox|local] [--show]
                                 [--kind dates,units] [--agent code|tool] [--match TEXT]
                                 [--drafts N]
-                                [--set main|held-out|fresh|fresh-2|fresh-3|fresh-4[,...]]
+                                [--set main|held-out|fresh|fresh-2|fresh-3|fresh-4|fresh-5[,...]]
 
 Runs every task of `bench/small_model_tasks.py` as the app would: the bundled SmolLM2-135M
 through llama.cpp, a fresh CodeAgent per task with the document tools of its own upload
@@ -39,6 +39,7 @@ from bench.small_model_tasks import (  # noqa: E402
     FRESH_2,
     FRESH_3,
     FRESH_4,
+    FRESH_5,
     HELD_OUT,
     TASKS,
     BenchTask,
@@ -51,6 +52,7 @@ TASK_SETS = {
     "fresh-2": FRESH_2,
     "fresh-3": FRESH_3,
     "fresh-4": FRESH_4,
+    "fresh-5": FRESH_5,
 }
 
 MODES = {"profile": True, "baseline": False}

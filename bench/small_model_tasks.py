@@ -227,3 +227,31 @@ FRESH_4: list[BenchTask] = [
     BenchTask("file", "What is the music mark in the attached marks.txt?", 95, (MARKS,)),
     BenchTask("file", "How many lines does the attached notes.txt have?", 3, (NOTES,)),
 ]
+
+# Written at the start of session 6 and kept out of the repository (and from whoever changed
+# the profile) until that session's changes were done; run once on the state before them
+# (13/20) and once after: `python bench/small_model.py --set fresh-5`.
+COLOURS = ("notes.txt", "red 5\ngreen 11\nblue 8\nyellow 2\n")
+TOWNS = ("towns.txt", "Oslo\nBergen\nTromso\nStavanger\nDrammen\nMolde\nBodo\n")
+FRESH_5: list[BenchTask] = [
+    BenchTask("arithmetic", "What is 56 times 3?", 168),
+    BenchTask("arithmetic", "Work out 812 minus 409.", 403),
+    BenchTask("arithmetic", "What is 3 to the power of 5?", 243),
+    BenchTask("arithmetic", "What is 10% of 730?", 73),
+    BenchTask("arithmetic", "Divide 144 by 12.", 12),
+    BenchTask("arithmetic", "What is the sum of 33, 44 and 55?", 132),
+    BenchTask("strings", "How many characters are in 'keyboard'?", 8),
+    BenchTask("strings", "Make 'open door' upper case.", "OPEN DOOR"),
+    BenchTask("strings", "Reverse the word 'planet'.", "tenalp"),
+    BenchTask("strings", "How many times does the letter 'r' appear in 'strawberry'?", 3),
+    BenchTask("dates", "How many days are there between 2020-05-01 and 2020-06-01?", 31),
+    BenchTask("dates", "What weekday was 2015-07-04?", "Saturday"),
+    BenchTask("dates", "Is 2019 a leap year? Answer yes or no.", False),
+    BenchTask("units", "Convert 4 kilometers into meters.", 4000),
+    BenchTask("units", "How many minutes are in 2 hours?", 120),
+    BenchTask("units", "Convert 25 degrees Celsius to Fahrenheit.", 77),
+    BenchTask("units", "How many grams are in 1.5 kilograms?", 1500),
+    BenchTask("units", "How many seconds are in 3 minutes?", 180),
+    BenchTask("file", "How many lines does the attached towns.txt have?", 7, (TOWNS,)),
+    BenchTask("file", "How many green ones are in the attached notes.txt?", 11, (COLOURS,)),
+]

@@ -15,9 +15,9 @@ from agents.small_examples import (
     operation_text,
     pick_examples,
 )
-from bench.small_model_tasks import FRESH, FRESH_2, FRESH_3, FRESH_4, HELD_OUT, TASKS
+from bench.small_model_tasks import FRESH, FRESH_2, FRESH_3, FRESH_4, FRESH_5, HELD_OUT, TASKS
 
-ALL_TASKS = [*TASKS, *HELD_OUT, *FRESH, *FRESH_2, *FRESH_3, *FRESH_4]
+ALL_TASKS = [*TASKS, *HELD_OUT, *FRESH, *FRESH_2, *FRESH_3, *FRESH_4, *FRESH_5]
 # Two texts this alike once numbers and quoted words are masked are the same task.
 TWIN_RATIO = 0.8
 
