@@ -55,6 +55,10 @@ def describe_isolation(report: dict[str, Any], executor_type: str) -> str:
     """
     if report.get("remote"):
         return str(report.get("level") or report.get("where") or executor_type)
+    if report.get("started") is False:  # no worker yet (see `SandboxExecutor.isolation`)
+        return (
+            f"{_PLANNED.get(executor_type, 'isolated worker process')} (starts with the first code)"
+        )
     if not report.get("process"):
         return _PLANNED["local"]
     layers = [name for key, name in _LAYER_WORDS if report.get(key)]
@@ -65,6 +69,8 @@ def describe_isolation(report: dict[str, Any], executor_type: str) -> str:
     missing = [name for key, name in _LAYER_WORDS if key in _EXPECTED and not report.get(key)]
     if report.get("downgraded"):  # namespaces asked for, refused by the kernel (see `slot`)
         missing.append("own user/IPC/network namespaces")
+    if "own_uid" in (report.get("missing") or ()):  # a root app's worker did not get it
+        missing.append("own uid")
     return f"{text} (missing: {', '.join(missing)})" if missing else text
 
 

@@ -35,7 +35,11 @@ class CodeExecutor(Protocol):
 
     @property
     def isolation(self) -> dict[str, Any]:
-        """What isolates the code: layers, where it runs, and a "level" in words."""
+        """What isolates the code: layers, where it runs, and a "level" in words.
+
+        Reading it starts nothing (an `isinstance` check against this protocol reads it):
+        before a worker or kernel starts, the report says so in "level".
+        """
 
     @property
     def running(self) -> bool:

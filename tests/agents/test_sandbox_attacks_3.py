@@ -74,6 +74,7 @@ sys.meta_path.append(Hook())
 
 def make(**options) -> SandboxExecutor:
     executor = SandboxExecutor(additional_authorized_imports=["*"], timeout=20, **options)
+    executor.start()  # reading `isolation` starts nothing
     if not executor.isolation["seccomp"] or not executor.isolation["landlock"]:
         executor.close()
         pytest.skip(f"kernel layers unavailable here: {executor.isolation['notes']}")

@@ -38,6 +38,7 @@ def sandbox():
     previous = os.environ.get("HF_TOKEN")
     os.environ["HF_TOKEN"] = CANARY  # set before the worker starts: it must not inherit it
     executor = SandboxExecutor(additional_authorized_imports=["*"], timeout=15)
+    executor.start()  # reading `isolation` starts nothing
     if not executor.isolation["seccomp"] or not executor.isolation["landlock"]:
         executor.close()
         pytest.skip(f"kernel layers unavailable here: {executor.isolation['notes']}")

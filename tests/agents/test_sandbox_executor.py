@@ -179,6 +179,7 @@ def test_output_is_capped():
 
 
 def test_isolation_report_names_every_layer(sandbox):
+    sandbox.start()  # reading `isolation` starts nothing
     report = sandbox.isolation
     for layer in ("process", "clean_env", "rlimits", "landlock", "seccomp"):
         assert layer in report

@@ -36,6 +36,7 @@ SLOT_LOG = "agents.executors.sandbox.slot"
 def _namespaces_here() -> dict:
     executor = SandboxExecutor(spare_worker=False)
     try:
+        executor.start()  # reading `isolation` starts nothing
         report = executor.isolation
     finally:
         executor.close()
@@ -54,6 +55,7 @@ def test_a_start_that_times_out_once_keeps_the_namespaces(caplog):
     executor._slot.start_timeout = 3.0
     try:
         with caplog.at_level(logging.WARNING, logger=SLOT_LOG):
+            executor.start()
             report = executor.isolation
         assert spare.proc.poll() is not None  # the stuck worker was killed, not kept
         assert executor("final_answer(6 * 7)").output == 42
@@ -79,7 +81,7 @@ def test_a_start_failure_that_is_not_the_kernels_refusal_is_retried_then_an_erro
             caplog.at_level(logging.WARNING, logger=SLOT_LOG),
             pytest.raises(AgentConfigError, match="could not start \\(3 tries"),
         ):
-            assert executor.isolation is None
+            executor.start()
     finally:
         executor.close()
     tries = [r for r in caplog.records if "trying again as it was" in r.getMessage()]
@@ -117,6 +119,7 @@ _APP = textwrap.dedent(
     out = {}
     executor = SandboxExecutor(spare_worker=False)
     try:
+        executor.start()
         out["report"] = executor.isolation
         out["panel"] = describe_isolation(out["report"], "sandbox")
         out["answer"] = executor("final_answer(6 * 7)").output
@@ -125,7 +128,7 @@ _APP = textwrap.dedent(
     out["warnings"] = warnings
     strict = SandboxExecutor(spare_worker=False, require_isolation=True)
     try:
-        strict.isolation
+        strict.start()
     except AgentConfigError as error:
         out["strict"] = str(error)
     finally:

@@ -31,6 +31,7 @@ os.posix_fallocate(fd, 0, 1 << 20)
 
 def test_fallocate_cannot_reserve_disk_behind_the_quota_walk():
     with SandboxExecutor(additional_authorized_imports=["*"]) as executor:
+        executor.start()  # reading `isolation` starts nothing
         if not executor.isolation["seccomp"]:
             pytest.skip(f"no seccomp here: {executor.isolation['notes']}")
         result = executor(textwrap.dedent(RESERVE)).output

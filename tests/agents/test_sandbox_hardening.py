@@ -47,6 +47,7 @@ def sandbox(shared_folder):
     executor = SandboxExecutor(
         additional_authorized_imports=["*"], timeout=20, read_only_paths=[str(shared_folder)]
     )
+    executor.start()  # reading `isolation` starts nothing
     if not executor.isolation["seccomp"] or not executor.isolation["landlock"]:
         executor.close()
         pytest.skip(f"kernel layers unavailable here: {executor.isolation['notes']}")
@@ -513,6 +514,7 @@ def test_the_app_setting_sets_each_workers_memory(tmp_path):
     agent = AgentFactory(settings, loader=None)(tmp_path / "uploads")
     try:
         assert agent.executor.memory_limit_mb == 300
+        agent.executor.start()
         assert agent.executor.isolation["notes"]["rlimits"].startswith("memory_mb=300")
     finally:
         agent.executor.close()

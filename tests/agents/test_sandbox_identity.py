@@ -52,6 +52,7 @@ def sandbox(private_folder, open_folder):
         timeout=20,
         read_only_paths=[str(private_folder), str(open_folder)],
     )
+    executor.start()  # reading `isolation` starts nothing
     report = executor.isolation
     if not report.get("own_uid"):
         executor.close()

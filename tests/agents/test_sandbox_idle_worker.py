@@ -63,6 +63,7 @@ libc.timer_settime(timer, 0, ctypes.byref(TimerSpec(every, every)), None)
 
 def test_a_timer_cannot_wake_the_frozen_worker():
     with SandboxExecutor(additional_authorized_imports=["*"]) as executor:
+        executor.start()  # reading `isolation` starts nothing
         if not executor.isolation["seccomp"]:
             pytest.skip(f"no seccomp here: {executor.isolation['notes']}")
         executor(WAKE_UP_TIMER + WRITER)

@@ -38,7 +38,8 @@ def test_after_a_turn_the_panel_shows_the_real_isolation():
 def test_the_sandbox_names_its_active_layers_in_plain_words():
     agent = CodeAgent([], ScriptedModel(["x"]), executor_type="sandbox", verbosity_level=-1)
     try:
-        report = agent.executor.isolation  # starts the real worker
+        agent.executor.start()  # reading `isolation` starts nothing
+        report = agent.executor.isolation
         panel = side_panel("scripted", agent, "sandbox", None, [])
         assert "**Sandbox:** separate process" in panel and "full" not in panel
         if report.get("landlock") and report.get("seccomp"):

@@ -42,6 +42,13 @@ from agents.executors.values import decode_value
 
 logger = logging.getLogger(__name__)
 
+# The isolation report before any worker started: which layers take effect is not known yet.
+NOT_STARTED = {
+    "process": True,
+    "started": False,
+    "level": "not started (the worker starts with the first code, or with start())",
+}
+
 
 class SandboxExecutor:
     """Runs code in a confined, persistent worker process. The default executor of `CodeAgent`.
@@ -179,10 +186,12 @@ class SandboxExecutor:
 
     @property
     def isolation(self) -> dict[str, Any]:
-        """Which layers confine the worker (starts one to find out)."""
-        with self._lock:
-            self._slot.ensure()
-            return dict(self._slot.isolation)
+        """Which layers confine the worker, as the last one to start reported them (the next
+        starts the same way). Reading it starts nothing (`isinstance(x, CodeExecutor)` reads
+        it): before the first worker, a report that says "not started"; `start()` first for
+        the layers."""
+        report = self._slot.isolation
+        return dict(report) if report else dict(NOT_STARTED)
 
     @property
     def state(self) -> dict[str, Any]:

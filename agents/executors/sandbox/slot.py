@@ -7,6 +7,8 @@ timeout on a loaded machine, a crash) is retried as it was, a few times, then is
 error. Only a kernel that refuses the worker its namespaces (see `process.namespaces_refusal`,
 or the worker's own report) leaves this executor's workers without them: that downgrade is
 logged, kept in the isolation report (`downgraded`), and refused under `require_isolation`.
+A root app's worker that did not get its uid of its own (see `identity`) is reported the
+same way: missing in the "level", logged once, refused under `require_isolation`.
 
 A new worker is told the tool names, the variables and any values kept for it after a
 Retry (see `SandboxExecutor.rollback`), so a replacement carries on where the last one
@@ -18,6 +20,8 @@ that fails one is dropped, and the next execution starts a fresh one. Running co
 from __future__ import annotations
 
 import logging
+import os
+import sys
 import time
 from typing import Any
 
@@ -230,6 +234,11 @@ class WorkerSlot:
             notes = report.get("notes") if isinstance(report.get("notes"), dict) else {}
             why = self.downgrade or str(notes.get("namespaces") or "not on this platform")
             summary["downgraded"] = f"without namespaces: {why}"
+        if self.setup.get("namespaces") and _app_is_root() and not report.get("own_uid"):
+            # Asked for (a root app's workers switch to an id of their own, see `identity`)
+            # but not had, e.g. EMFILE while the id-mapped mounts were made.
+            missing.append("own_uid")
+        summary["missing"] = missing
         summary["level"] = "full" if not missing else f"partial (missing: {', '.join(missing)})"
         if missing and self.require_isolation:
             self.discard()
@@ -247,3 +256,8 @@ class WorkerSlot:
                 f"{downgraded}; {report.get('notes')}" if downgraded else report.get("notes"),
             )
         return summary
+
+
+def _app_is_root() -> bool:
+    """Whether workers are asked to switch to a uid of their own (only a root app can)."""
+    return sys.platform.startswith("linux") and os.geteuid() == 0
