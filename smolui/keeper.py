@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agents import image_budget
 from agents.agent import MultiStepAgent
 from agents.memory import ActionStep
 from agents.memory_io import FolderImageStore, MemoryFormatError, steps_from_data
@@ -72,6 +73,10 @@ class ConversationKeeper:
         self._retrying = False
         # Per live conversation: its memory as data, remade only for the steps that changed.
         self._snapshots: weakref.WeakKeyDictionary[Session, MemorySnapshot] = (
+            weakref.WeakKeyDictionary()
+        )
+        # Per live conversation: one save at a time (each deletes the images it does not name).
+        self._write_locks: weakref.WeakKeyDictionary[Session, threading.Lock] = (
             weakref.WeakKeyDictionary()
         )
 
@@ -160,6 +165,8 @@ class ConversationKeeper:
 
         def restore(agent: MultiStepAgent) -> None:
             agent.memory.steps = list(steps)
+            # Stored images load at full size: capped now, not after the next turn's first step.
+            image_budget.keep_images_within(agent.memory.steps, agent.max_kept_image_pixels)
 
         self.store.files.adopt_unscoped(record.folder, record.owner)  # saved before owners
         upload_dir = self.store.upload_dir(record.folder, record.owner)
@@ -226,25 +233,32 @@ class ConversationKeeper:
             return "refused"
         from sqlalchemy.exc import SQLAlchemyError
 
-        new_files = session.files[session.saved_files :]
-        try:
-            saved = self.store.save(
-                session.owner,
-                session.id,
-                folder=session.folder,
-                messages=transcripts.sanitize_messages(chat, self._roots()),
-                memory=self._memory(session),
-                turn_state=state,
-                uploads=[_upload_info(f, session.upload_dir) for f in new_files],
-                forget_uploads=session.saved_files == 0,
-                model=session.model,
-            )
-        except (SQLAlchemyError, OSError):
-            logger.warning("could not save a conversation", exc_info=True)
-            return "failed"
-        if not saved:
-            return "refused"
-        session.saved_files = len(session.files)
+        with self._retry_lock:
+            write_lock = self._write_locks.setdefault(session, threading.Lock())
+        with write_lock:
+            count = len(session.files)
+            new_files = session.files[session.saved_files : count]
+            try:
+                memory = self._memory(session)
+                saved = self.store.save(
+                    session.owner,
+                    session.id,
+                    folder=session.folder,
+                    messages=transcripts.sanitize_messages(chat, self._roots()),
+                    memory=memory,
+                    turn_state=state,
+                    uploads=[_upload_info(f, session.upload_dir) for f in new_files],
+                    forget_uploads=session.saved_files == 0,
+                    model=session.model,
+                )
+            except (SQLAlchemyError, OSError):
+                logger.warning("could not save a conversation", exc_info=True)
+                return "failed"
+            if not saved:
+                return "refused"
+            if memory is not None:  # e.g. full-size files of images the agent since reduced
+                self.store.files.remove_unused_images(session.folder, memory)
+            session.saved_files = count
         return "saved"
 
     def _memory(self, session: Session) -> dict[str, Any] | None:

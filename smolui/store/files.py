@@ -6,20 +6,29 @@ conversation: `uploads/<owner folder>/<folder>/` (the files the owner attached),
 `memory-images/<folder>/` (images in the agent's memory). The owner folder is a digest of
 the owner (`smolui.uploads.folders.owner_folder`); `<folder>` is the conversation's folder
 name, never its id (paths reach the model and the page; the id is a secret).
+
+Memory images are named by their content; an image the agent reduced (`agents.image_budget`)
+is saved as a new file, and the full-size file goes once no saved step names it any more
+(`remove_unused_images`). The chat never shows these files: it shows the copies in `media/`.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import re
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from smolui.uploads.folders import conversation_folder
 
 logger = logging.getLogger(__name__)
 
 _FOLDER = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+# A memory image's file name, as `agents.memory_io.FolderImageStore` makes it.
+_IMAGE_NAME = re.compile(r"^[0-9a-f]{32}\.png$")
 
 
 class ConversationFiles:
@@ -86,6 +95,43 @@ class ConversationFiles:
         """
         return self.data_dir / "memory-images" / folder
 
+    def remove_unused_images(self, folder: str, memory: Any) -> int:
+        """Delete the conversation's memory images that `memory` names nowhere (the full-size
+        files of images the agent since reduced, the images of steps undone or cleared).
+        Returns how many were deleted.
+
+        Call it with the memory just saved, while no other save of the conversation runs: a
+        file written for another save's memory would go too.
+
+        Args:
+            folder: The conversation's folder name; a damaged one deletes nothing.
+            memory: The saved memory (`agents.memory_io` data): every string in it that is an
+                image's file name keeps that file.
+        """
+        if not _FOLDER.match(folder or ""):
+            return 0
+        place = self.image_dir(folder)
+        try:
+            with os.scandir(place) as entries:
+                names = [
+                    entry.name
+                    for entry in entries
+                    if _IMAGE_NAME.match(entry.name) and entry.is_file(follow_symlinks=False)
+                ]
+        except OSError:  # no image saved yet
+            return 0
+        used = set(_image_names(memory)) if names else set()
+        removed = 0
+        for name in names:
+            if name in used:
+                continue
+            try:
+                (place / name).unlink()
+                removed += 1
+            except OSError as error:
+                logger.warning("could not delete a memory image no step uses: %s", error)
+        return removed
+
     def delete(self, owner: str, folder: str) -> None:
         """Delete every file of one conversation (uploads, media, memory images).
 
@@ -107,6 +153,20 @@ class ConversationFiles:
         for place in places:
             # rmtree removes links inside the tree without following them.
             shutil.rmtree(place, ignore_errors=True)
+
+
+def _image_names(data: Any) -> Iterator[str]:
+    """Every string in `data` (nested dicts and lists) that is an image's file name."""
+    pending = [data]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if _IMAGE_NAME.match(item):
+                yield item
+        elif isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
 
 
 __all__ = ["ConversationFiles"]
