@@ -23,7 +23,9 @@ def test_retry_right_after_stop_runs_once_the_stopped_step_ends(app, open_page):
     app.script = lambda: by_task(
         {
             "long job": [
-                ScriptedReply("Thought: thinking for a long time", delay=3.0),
+                # Long enough that Retry is pressed while the stopped step still runs, even
+                # on a loaded machine (at 3 s, the step once ended before Retry was handled).
+                ScriptedReply("Thought: thinking for a long time", delay=6.0),
                 ScriptedReply("<code>\nfinal_answer('done after retry')\n</code>", delay=2.0),
             ]
         }
