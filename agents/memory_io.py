@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
@@ -31,6 +32,8 @@ from agents.memory import (
 from agents.models.messages import ChatMessage, TokenUsage
 
 FORMAT_VERSION = 1
+# The file name `FolderImageStore` gives an image: the start of its PNG bytes' sha256.
+_IMAGE_NAME = re.compile(r"^[0-9a-f]{32}\.png$")
 
 
 class MemoryFormatError(ValueError):
@@ -43,6 +46,15 @@ class ImageStore(Protocol):
     def put(self, image: Any) -> str: ...
 
     def get(self, reference: str) -> Any: ...
+
+
+def is_image_name(name: str) -> bool:
+    """Whether `name` is a file name `FolderImageStore` gives an image (a plain name, no path).
+
+    Args:
+        name: A file name, or any string found in stored memory.
+    """
+    return _IMAGE_NAME.match(name) is not None
 
 
 class FolderImageStore:
@@ -82,7 +94,7 @@ class FolderImageStore:
         """
         from PIL import Image
 
-        if Path(reference).name != reference or not reference.endswith(".png"):
+        if not is_image_name(reference):
             raise MemoryFormatError(f"not an image reference: {reference!r}")
         try:
             with Image.open(self.folder / reference) as image:

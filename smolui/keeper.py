@@ -8,12 +8,10 @@ the code's variables cannot come back, and the model is told so in one line.
 from __future__ import annotations
 
 import functools
-import hashlib
 import logging
 import secrets
 import threading
 import time
-import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,7 +21,7 @@ from agents.agent import MultiStepAgent
 from agents.memory import ActionStep
 from agents.memory_io import FolderImageStore, MemoryFormatError, steps_from_data
 from smolui import transcripts
-from smolui.memory_snapshot import MemorySnapshot
+from smolui.conversation_writer import ConversationWriter
 from smolui.sessions import ConversationUnavailableError, Resumed, Session
 
 if TYPE_CHECKING:  # the store (SQLAlchemy) is imported when it opens, after the page serves
@@ -71,14 +69,7 @@ class ConversationKeeper:
         self._unsaved: dict[str, tuple[Session, list[dict[str, Any]], str]] = {}
         self._retry_lock = threading.Lock()
         self._retrying = False
-        # Per live conversation: its memory as data, remade only for the steps that changed.
-        self._snapshots: weakref.WeakKeyDictionary[Session, MemorySnapshot] = (
-            weakref.WeakKeyDictionary()
-        )
-        # Per live conversation: one save at a time (each deletes the images it does not name).
-        self._write_locks: weakref.WeakKeyDictionary[Session, threading.Lock] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._writer = ConversationWriter(self.open, self._roots)
 
     @property
     def store(self) -> ConversationStore:
@@ -197,7 +188,7 @@ class ConversationKeeper:
             chat: The chat as the page shows it.
             state: Its turn state ("running", "done", "stopped", "failed", "idle").
         """
-        outcome = self._write(session, chat, state)
+        outcome = self._writer.write(session, chat, state)
         with self._retry_lock:
             if outcome == "failed":
                 self._unsaved[session.id] = (session, chat, state)
@@ -217,7 +208,7 @@ class ConversationKeeper:
             with self._retry_lock:
                 pending = list(self._unsaved.values())
             for session, chat, state in pending:
-                if self._write(session, chat, state) != "failed":
+                if self._writer.write(session, chat, state) != "failed":
                     logger.info("saved a conversation after the database came back")
                     with self._retry_lock:
                         if self._unsaved.get(session.id, (None,))[0] is session:
@@ -226,48 +217,6 @@ class ConversationKeeper:
                 if not self._unsaved:
                     self._retrying = False
                     return
-
-    def _write(self, session: Session, chat: list[dict[str, Any]], state: str) -> str:
-        """Write one conversation: "saved", "refused" (no owner, someone else's) or "failed"."""
-        if session.owner is None:
-            return "refused"
-        from sqlalchemy.exc import SQLAlchemyError
-
-        with self._retry_lock:
-            write_lock = self._write_locks.setdefault(session, threading.Lock())
-        with write_lock:
-            count = len(session.files)
-            new_files = session.files[session.saved_files : count]
-            try:
-                memory = self._memory(session)
-                saved = self.store.save(
-                    session.owner,
-                    session.id,
-                    folder=session.folder,
-                    messages=transcripts.sanitize_messages(chat, self._roots()),
-                    memory=memory,
-                    turn_state=state,
-                    uploads=[_upload_info(f, session.upload_dir) for f in new_files],
-                    forget_uploads=session.saved_files == 0,
-                    model=session.model,
-                )
-            except (SQLAlchemyError, OSError):
-                logger.warning("could not save a conversation", exc_info=True)
-                return "failed"
-            if not saved:
-                return "refused"
-            if memory is not None:  # e.g. full-size files of images the agent since reduced
-                self.store.files.remove_unused_images(session.folder, memory)
-            session.saved_files = count
-        return "saved"
-
-    def _memory(self, session: Session) -> dict[str, Any] | None:
-        if not session.has_agent:
-            return None
-        images = FolderImageStore(self.store.image_dir(session.folder))
-        with self._retry_lock:
-            snapshot = self._snapshots.setdefault(session, MemorySnapshot())
-        return snapshot.data(list(session.agent.memory.steps), images)
 
     def clean(self, messages: Any) -> list[dict[str, Any]]:
         """Chat messages from elsewhere (an older browser state), safe to store and show.
@@ -322,26 +271,6 @@ class ConversationKeeper:
             owner: Whose.
         """
         return self.store.delete_all(owner)
-
-
-def _upload_info(item: Any, upload_dir: Path) -> UploadInfo:
-    from smolui.store import UploadInfo
-
-    path = Path(item.stored_path)
-    try:
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
-        relative = str(path.resolve().relative_to(upload_dir.resolve()))
-    except (OSError, ValueError):
-        digest, relative = "", path.name
-    return UploadInfo(
-        name=item.display_name,
-        kind=item.kind,
-        size=item.size,
-        sha256=digest,
-        path=relative,
-        pages=item.pages,
-        rows=item.table.rows if item.table is not None else None,
-    )
 
 
 def _accepted(info: UploadInfo, upload_dir: Path) -> Any:

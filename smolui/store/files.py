@@ -22,13 +22,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from agents.memory_io import is_image_name
 from smolui.uploads.folders import conversation_folder
 
 logger = logging.getLogger(__name__)
 
 _FOLDER = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-# A memory image's file name, as `agents.memory_io.FolderImageStore` makes it.
-_IMAGE_NAME = re.compile(r"^[0-9a-f]{32}\.png$")
 
 
 class ConversationFiles:
@@ -116,7 +115,7 @@ class ConversationFiles:
                 names = [
                     entry.name
                     for entry in entries
-                    if _IMAGE_NAME.match(entry.name) and entry.is_file(follow_symlinks=False)
+                    if is_image_name(entry.name) and entry.is_file(follow_symlinks=False)
                 ]
         except OSError:  # no image saved yet
             return 0
@@ -161,7 +160,7 @@ def _image_names(data: Any) -> Iterator[str]:
     while pending:
         item = pending.pop()
         if isinstance(item, str):
-            if _IMAGE_NAME.match(item):
+            if is_image_name(item):
                 yield item
         elif isinstance(item, dict):
             pending.extend(item.values())
