@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Generator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -117,8 +118,12 @@ class ToolCallingAgent(MultiStepAgent):
     def _run_calls(self, calls: list[ToolCall]) -> list[tuple[Any, Exception | None]]:
         if len(calls) == 1:
             return [self._safe_call(calls[0])]
+        # Each call runs in its own copy of the caller's context (a context can be entered by
+        # one thread at a time): OpenTelemetry's current span, the conversation's trace
+        # attributes and any other context variable reach the calls as they reach a single one.
         with ThreadPoolExecutor(max_workers=min(self.max_tool_threads, len(calls))) as pool:
-            return list(pool.map(self._safe_call, calls))
+            runs = [pool.submit(contextvars.copy_context().run, self._safe_call, c) for c in calls]
+            return [run.result() for run in runs]
 
     def _safe_call(self, call: ToolCall) -> tuple[Any, Exception | None]:
         try:
