@@ -77,17 +77,19 @@ _NUMBER_WORDS = {
 _AMOUNT = r"(?P<amount>-?\d+(?:\.\d+)?|half an?|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve)"
 # Between an amount and its unit: spaces, "degrees" before a temperature scale.
 _GAP = r"\s*(?:degrees?\s+|°\s*)?"
-# Temperature formulas: from -> to -> (thought, code) with {n} for the amount.
+# Temperature formulas: from -> to -> (thought, code) with {n} for the amount. One factor
+# (1.8) rather than "9 / 5": shown "* 9 / 5 + 32", the tiny model garbles the fraction
+# ("* 10 / 18 + 32"); a single multiplication and an offset it copies.
 _TEMPERATURE = {
-    ("degree Celsius", "degree Fahrenheit"): ("{n} Celsius is {n} * 9 / 5 + 32 Fahrenheit.", "{n} * 9 / 5 + 32"),
-    ("degree Fahrenheit", "degree Celsius"): ("{n} Fahrenheit is ({n} - 32) * 5 / 9 Celsius.", "({n} - 32) * 5 / 9"),
+    ("degree Celsius", "degree Fahrenheit"): ("{n} Celsius is {n} * 1.8 + 32 Fahrenheit.", "{n} * 1.8 + 32"),
+    ("degree Fahrenheit", "degree Celsius"): ("{n} Fahrenheit is ({n} - 32) / 1.8 Celsius.", "({n} - 32) / 1.8"),
     ("degree Celsius", "kelvin"): ("{n} Celsius is {n} + 273.15 kelvin.", "{n} + 273.15"),
     ("kelvin", "degree Celsius"): ("{n} kelvin is {n} - 273.15 Celsius.", "{n} - 273.15"),
-    ("degree Fahrenheit", "kelvin"): ("{n} Fahrenheit is ({n} - 32) * 5 / 9 + 273.15 kelvin.", "({n} - 32) * 5 / 9 + 273.15"),
-    ("kelvin", "degree Fahrenheit"): ("{n} kelvin is ({n} - 273.15) * 9 / 5 + 32 Fahrenheit.", "({n} - 273.15) * 9 / 5 + 32"),
+    ("degree Fahrenheit", "kelvin"): ("{n} Fahrenheit is ({n} - 32) / 1.8 + 273.15 kelvin.", "({n} - 32) / 1.8 + 273.15"),
+    ("kelvin", "degree Fahrenheit"): ("{n} kelvin is ({n} - 273.15) * 1.8 + 32 Fahrenheit.", "({n} - 273.15) * 1.8 + 32"),
 }  # fmt: skip
 # Amounts for the example: the first that differs from the task's amount.
-_EXAMPLE_AMOUNTS = (3, 4, 7)
+_EXAMPLE_AMOUNTS = (3, 4, 7, 12)
 
 
 @dataclass(frozen=True)
@@ -144,7 +146,7 @@ def conversion_examples(task: str, count: int = 2) -> list[WorkedExample]:
 
     Args:
         task: The user's task.
-        count: How many (at most 2).
+        count: How many (at most 3).
     """
     conversion = find_conversion(operation_text(task))
     if conversion is None:
@@ -183,20 +185,25 @@ def _example(task: str, conversion: Conversion, n: int) -> WorkedExample:
 def with_conversion_examples(task: str, examples: list[WorkedExample]) -> list[WorkedExample]:
     """`examples` (the best last) with two of the task's own conversion last, in place of
     the weakest; examples that convert the other way (dividing where the task's conversion
-    multiplies, or the reverse) leave first. Unchanged for other tasks.
+    multiplies, or the reverse) leave first. A temperature conversion (a formula with an
+    offset, which the model garbles unless every example shows it) gets its own examples
+    only. Unchanged for other tasks.
 
     Args:
         task: The user's task.
         examples: The examples picked for it (`agents.small_examples.pick_examples`).
     """
+    conversion = find_conversion(operation_text(task))
+    if conversion is None:
+        return examples
+    if conversion.source.kind == "temperature":
+        # A formula with an offset: every example shows it, none shows another.
+        return conversion_examples(task, len(examples))
     own = conversion_examples(task, min(2, len(examples)))
     if not own:
         return examples
-    if own[0].code.count("/") + own[0].code.count("*") > 1:  # a temperature formula
-        kept = [example for example in examples if example.category != "temperature"]
-    else:
-        other_way = " / " if " * " in own[0].code else " * "
-        kept = [example for example in examples if other_way not in example.code]
+    other_way = " / " if " * " in own[0].code else " * "
+    kept = [example for example in examples if other_way not in example.code]
     room = len(examples) - len(own)
     return [*(kept[-room:] if room > 0 else []), *own]
 

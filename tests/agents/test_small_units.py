@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from agents.small_examples import operation_text, pick_examples
@@ -47,7 +49,7 @@ def test_no_conversion_where_the_task_asks_for_none(task):
         ("Convert 1500 meters to kilometers.", "final_answer(3 / 1000)"),
         ("How many weeks are in 84 days?", "final_answer(3 / 7)"),
         ("How many seconds are in 3 hours?", "final_answer(4 * 3600)"),
-        ("Convert 68 degrees Fahrenheit to Celsius.", "final_answer((3 - 32) * 5 / 9)"),
+        ("Convert 68 degrees Fahrenheit to Celsius.", "final_answer((3 - 32) / 1.8)"),
         ("How far is 10 miles in km?", "final_answer(3 * 1.60934)"),
     ],
 )
@@ -63,7 +65,7 @@ def test_the_example_keeps_the_tasks_wording_with_its_own_amount():
     assert "1 hour is 3600 seconds" in first.thought
     celsius, _ = conversion_examples("Convert 25 degrees Celsius to Fahrenheit.")
     assert celsius.task == "Convert 3 degrees Celsius to Fahrenheit."
-    assert eval(celsius.code.removeprefix("final_answer")) == pytest.approx(3 * 9 / 5 + 32)
+    assert eval(celsius.code.removeprefix("final_answer")) == pytest.approx(3 * 1.8 + 32)
 
 
 def test_examples_that_convert_the_other_way_make_room_first():
@@ -72,9 +74,30 @@ def test_examples_that_convert_the_other_way_make_room_first():
     examples = with_conversion_examples(task, picked)
     assert len(examples) == 3 and examples[-1].code == "final_answer(4 * 100)"
     assert not any(" / " in example.code for example in examples)
-    fahrenheit = "Convert 68 degrees Fahrenheit to Celsius."
-    examples = with_conversion_examples(fahrenheit, pick_examples(fahrenheit, 3))
-    assert all("* 9 / 5 + 32" not in example.code for example in examples)
+
+
+@pytest.mark.parametrize(
+    ("task", "amount", "expected"),
+    [
+        ("Convert 25 degrees Celsius to Fahrenheit.", 25, 77),
+        ("Convert 0 degrees Celsius to Fahrenheit.", 0, 32),
+        ("Convert 68 degrees Fahrenheit to Celsius.", 68, 20),
+        ("What is 300 kelvin in Celsius?", 300, 26.85),
+    ],
+)
+def test_a_temperature_task_sees_only_its_own_formula(task, amount, expected):
+    examples = with_conversion_examples(task, pick_examples(task, 3))
+    assert len(examples) == 3
+    formulas = set()
+    for example in examples:
+        # The task's own wording with another amount, solved by the one formula.
+        shown = re.search(r"\d+", example.task).group(0)
+        assert shown != str(amount) and example.task == task.replace(str(amount), shown, 1)
+        formulas.add(example.code.removeprefix("final_answer").replace(shown, "{n}", 1))
+    assert len(formulas) == 1
+    formula = formulas.pop()
+    assert "9 / 5" not in formula and "5 / 9" not in formula
+    assert eval(formula.format(n=amount)) == pytest.approx(expected)
 
 
 def test_other_tasks_keep_their_examples():
