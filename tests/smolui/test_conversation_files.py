@@ -15,13 +15,10 @@ import pytest
 from agents.code_agent import CodeAgent
 from agents.models.messages import content_text
 from agents.models.scripted import ScriptedModel
-from smolui.conversations import ConversationHandlers
-from smolui.handlers import ChatHandlers, HandlerConfig
-from smolui.keeper import ConversationKeeper
 from smolui.sessions import SessionRegistry
 from smolui.store import open_store
-from smolui.uploads import UploadPolicy
 from smolui.uploads.folders import owner_folder
+from tests.smolui.app_process import AppProcess
 from tools.documents import document_tools
 
 RULES = {
@@ -40,18 +37,16 @@ def reply(messages: list[dict]) -> str:
     return next((code for key, code in RULES.items() if key in latest), "no rule")
 
 
-class App:
+class App(AppProcess):
     """One app process on a data folder: its uploads and media there, as the app lays them."""
 
     def __init__(self, url: str, data: Path):
         self.models: list[ScriptedModel] = []
-        self.registry = SessionRegistry(self._agent, data / "uploads", media_root=data / "media")
-        store = open_store(data, url, data / "uploads", data / "media")
-        self.keeper = ConversationKeeper(store, lambda: [str(data / "media")])
-        self.registry.resume, self.registry.keep_files = self.keeper.resume, True
-        config = HandlerConfig(policy=UploadPolicy(), max_steps=2, executor_type="local")
-        self.chat = ChatHandlers(self.registry, config, self.keeper)
-        self.pages = ConversationHandlers(self.registry, self.keeper)
+        super().__init__(
+            SessionRegistry(self._agent, data / "uploads", media_root=data / "media"),
+            open_store(data, url, data / "uploads", data / "media"),
+            [str(data / "media")],
+        )
 
     def _agent(self, upload_dir: Path) -> CodeAgent:
         model = ScriptedModel([reply], loop=True)
@@ -63,14 +58,6 @@ class App:
             additional_authorized_imports=["PIL", "PIL.*"],
             verbosity_level=-1,
         )
-
-    def send(self, text: str, conversation_id: str, chat: list, files: tuple = ()) -> list:
-        shown, pending = self.chat.echo({"text": text, "files": list(files)}, chat)
-        return list(self.chat.run_turn(pending, shown, conversation_id))[-1][0]
-
-    def close(self) -> None:
-        self.registry.close_all()
-        self.keeper.store.close()
 
 
 @pytest.fixture

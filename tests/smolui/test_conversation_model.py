@@ -13,15 +13,14 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from smolui.conversations import ConversationHandlers
 from smolui.factory import AgentFactory
-from smolui.handlers import ChatHandlers, HandlerConfig
-from smolui.keeper import ConversationKeeper
+from smolui.handlers import HandlerConfig
 from smolui.model_picker import DEFAULT_CHOICE, model_offered
 from smolui.sessions import SessionRegistry
 from smolui.settings import Settings
 from smolui.store import database, migrate, open_store
 from smolui.uploads import UploadPolicy
+from tests.smolui.app_process import AppProcess
 
 
 def answering(folder: Path, name: str, answer: str) -> str:
@@ -31,14 +30,11 @@ def answering(folder: Path, name: str, answer: str) -> str:
     return f"scripted:{path}"
 
 
-class App:
+class App(AppProcess):
     """One app process with a model picker, on a store at `url` and a data folder."""
 
     def __init__(self, url: str, data: Path, specs: tuple[str, ...]):
         settings = Settings(model=specs[0], models=specs, executor="local", max_steps=2)
-        self.registry = SessionRegistry(AgentFactory(settings, loader=None), data / "uploads")
-        self.keeper = ConversationKeeper(open_store(data, url), lambda: [])
-        self.registry.resume, self.registry.keep_files = self.keeper.resume, True
         config = HandlerConfig(
             policy=UploadPolicy(),
             max_steps=2,
@@ -46,17 +42,16 @@ class App:
             model_label=lambda: "the default",
             model_available=partial(model_offered, default=specs[0], models=specs),
         )
-        self.chat = ChatHandlers(self.registry, config, self.keeper)
-        self.pages = ConversationHandlers(self.registry, self.keeper)
+        super().__init__(
+            SessionRegistry(AgentFactory(settings, loader=None), data / "uploads"),
+            open_store(data, url),
+            config=config,
+        )
 
-    def send(self, conversation_id: str, words: str) -> str:
-        shown, pending = self.chat.echo({"text": words, "files": []}, [])
-        final, _ = list(self.chat.run_turn(pending, shown, conversation_id))[-1]
+    def reply_to(self, conversation_id: str, words: str) -> str:
+        """The chat's text after sending `words` in a new page of `conversation_id`."""
+        final = self.send(words, conversation_id, [])
         return "\n".join(str(message["content"]) for message in final)
-
-    def close(self) -> None:
-        self.registry.close_all()
-        self.keeper.store.close()
 
 
 @pytest.fixture
@@ -69,8 +64,8 @@ def test_a_resumed_conversation_is_rebuilt_with_its_picked_model(store_url, tmp_
     first = App(store_url, data, specs)
     picked, _, state, _ = first.pages.new_chat({}, None, specs[1])
     plain, _, _, _ = first.pages.new_chat(state, None)
-    assert "from beta" in first.send(picked, "hello")
-    assert "from alpha" in first.send(plain, "hello")
+    assert "from beta" in first.reply_to(picked, "hello")
+    assert "from alpha" in first.reply_to(plain, "hello")
     first.close()  # a restart: no agent stays in memory
 
     second = App(store_url, data, specs)
@@ -78,11 +73,11 @@ def test_a_resumed_conversation_is_rebuilt_with_its_picked_model(store_url, tmp_
     assert second.keeper.find(state["owner"], plain).model is None
     opened, *_ = second.pages.load({**state, "current": picked})
     assert opened == picked and second.pages.model_of(picked) == specs[1], "the picker shows it"
-    assert "from beta" in second.send(picked, "again")
+    assert "from beta" in second.reply_to(picked, "again")
     assert f"`{specs[1]}`" in second.chat.side_panel(picked)
     second.pages.switch(plain, picked, state)
     assert second.pages.model_of(plain) == DEFAULT_CHOICE
-    assert "from alpha" in second.send(plain, "again")
+    assert "from alpha" in second.reply_to(plain, "again")
     second.close()
 
 
@@ -91,16 +86,16 @@ def test_a_conversation_whose_model_is_gone_falls_back_to_the_default(store_url,
     data = tmp_path / "data"
     first = App(store_url, data, specs)
     picked, _, state, _ = first.pages.new_chat({}, None, specs[1])
-    assert "from beta" in first.send(picked, "hello")
+    assert "from beta" in first.reply_to(picked, "hello")
     first.close()
 
     second = App(store_url, data, specs[:1])  # restarted without the picked model
     assert f"`{specs[1]}`" not in second.chat.side_panel(picked), "the panel shows the default"
-    chat = second.send(picked, "again")
+    chat = second.reply_to(picked, "again")
     assert f"The model `{specs[1]}` used here is not available now; using `the default`." in chat
     assert "from alpha" in chat and "from beta" not in chat, "the turn ran on the default"
     assert second.keeper.find(state["owner"], picked).model is None, "the switch is saved"
-    assert "not available" not in second.send(picked, "once more"), "said once"
+    assert "not available" not in second.reply_to(picked, "once more"), "said once"
     second.close()
 
 

@@ -19,12 +19,13 @@ from agents.code_agent import CodeAgent
 from agents.models.messages import content_text
 from agents.models.scripted import ScriptedModel
 from smolui import transcripts
-from smolui.conversations import INTERRUPTED_NOTE, ConversationHandlers
-from smolui.handlers import NOT_SAVED_NOTICE, RESUMED_NOTICE, ChatHandlers, HandlerConfig
-from smolui.keeper import RESUME_NOTE_FOR_MODEL, ConversationKeeper
+from smolui.conversations import INTERRUPTED_NOTE
+from smolui.handlers import NOT_SAVED_NOTICE, RESUMED_NOTICE, HandlerConfig
+from smolui.keeper import RESUME_NOTE_FOR_MODEL
 from smolui.sessions import SessionRegistry
 from smolui.store import open_store
 from smolui.uploads import UploadPolicy
+from tests.smolui.app_process import AppProcess
 
 
 def by_task(rules: dict[str, str]):
@@ -48,31 +49,21 @@ RULES = {
 }
 
 
-class App:
+class App(AppProcess):
     """One app process: registry, handlers, keeper over a store on `url` and `data`."""
 
     def __init__(self, url: str, data: Path):
         self.models: list[ScriptedModel] = []
-        self.registry = SessionRegistry(self._agent, data / "uploads", media_root=data / "media")
-        self.keeper = ConversationKeeper(open_store(data, url, data / "uploads"), lambda: [])
-        self.registry.resume, self.registry.keep_files = self.keeper.resume, True
-        config = HandlerConfig(policy=UploadPolicy(), max_steps=3, executor_type="local")
-        self.chat = ChatHandlers(self.registry, config, self.keeper)
-        self.pages = ConversationHandlers(self.registry, self.keeper)
+        super().__init__(
+            SessionRegistry(self._agent, data / "uploads", media_root=data / "media"),
+            open_store(data, url, data / "uploads"),
+            config=HandlerConfig(policy=UploadPolicy(), max_steps=3, executor_type="local"),
+        )
 
     def _agent(self) -> CodeAgent:
         model = ScriptedModel([by_task(RULES)], loop=True)
         self.models.append(model)
         return CodeAgent([], model, executor_type="local", verbosity_level=-1)
-
-    def send(self, text_: str, conversation_id: str, chat: list) -> list:
-        shown, pending = self.chat.echo({"text": text_, "files": []}, chat)
-        final, _ = list(self.chat.run_turn(pending, shown, conversation_id))[-1]
-        return final
-
-    def close(self) -> None:
-        self.registry.close_all()
-        self.keeper.store.close()
 
 
 @pytest.fixture

@@ -16,12 +16,9 @@ from agents.code_agent import CodeAgent
 from agents.image_budget import REDUCED_SIDE, keep_images_within, step_pixels
 from agents.memory import ActionStep, Timing
 from agents.models.scripted import ScriptedModel
-from smolui.conversations import ConversationHandlers
-from smolui.handlers import ChatHandlers, HandlerConfig
-from smolui.keeper import ConversationKeeper
 from smolui.sessions import SessionRegistry
 from smolui.store import open_store
-from smolui.uploads import UploadPolicy
+from tests.smolui.app_process import AppProcess
 
 SIDE = 1000  # each image step shows one SIDE x SIDE image: 1 M pixels
 CAP = 2_500_000  # room for two whole images and some reduced ones
@@ -30,18 +27,16 @@ DRAW = (
 )
 
 
-class App:
+class App(AppProcess):
     """One app process on a data folder, whose agents keep at most `cap` pixels of images."""
 
     def __init__(self, url: str, data: Path, cap: int):
         self.cap = cap
-        self.registry = SessionRegistry(self._agent, data / "uploads", media_root=data / "media")
-        store = open_store(data, url, data / "uploads", data / "media")
-        self.keeper = ConversationKeeper(store, lambda: [str(data / "media")])
-        self.registry.resume, self.registry.keep_files = self.keeper.resume, True
-        config = HandlerConfig(policy=UploadPolicy(), max_steps=2, executor_type="local")
-        self.chat = ChatHandlers(self.registry, config, self.keeper)
-        self.pages = ConversationHandlers(self.registry, self.keeper)
+        super().__init__(
+            SessionRegistry(self._agent, data / "uploads", media_root=data / "media"),
+            open_store(data, url, data / "uploads", data / "media"),
+            [str(data / "media")],
+        )
 
     def _agent(self, upload_dir: Path) -> CodeAgent:
         agent = CodeAgent(
@@ -53,14 +48,6 @@ class App:
         )
         agent.max_kept_image_pixels = self.cap
         return agent
-
-    def send(self, text: str, conversation_id: str, chat: list) -> list:
-        shown, pending = self.chat.echo({"text": text, "files": []}, chat)
-        return list(self.chat.run_turn(pending, shown, conversation_id))[-1][0]
-
-    def close(self) -> None:
-        self.registry.close_all()
-        self.keeper.store.close()
 
 
 def image_step(number: int, image: Image.Image) -> ActionStep:

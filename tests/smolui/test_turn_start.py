@@ -16,25 +16,18 @@ import pytest
 
 from agents.code_agent import CodeAgent
 from agents.models.scripted import ScriptedModel
-from smolui.conversations import INTERRUPTED_NOTE, ConversationHandlers
-from smolui.handlers import ChatHandlers, HandlerConfig
-from smolui.keeper import ConversationKeeper
+from smolui.conversations import INTERRUPTED_NOTE
 from smolui.sessions import SessionRegistry
 from smolui.store import open_store
-from smolui.uploads import UploadPolicy
+from tests.smolui.app_process import AppProcess
 
 
-class App:
+class App(AppProcess):
     """One app process whose agents are built only once `gate` is set."""
 
     def __init__(self, url: str, data: Path, gate: threading.Event):
         self.gate = gate
-        self.registry = SessionRegistry(self._agent, data / "uploads")
-        self.keeper = ConversationKeeper(open_store(data, url), lambda: [])
-        self.registry.resume, self.registry.keep_files = self.keeper.resume, True
-        config = HandlerConfig(policy=UploadPolicy(), max_steps=2, executor_type="local")
-        self.chat = ChatHandlers(self.registry, config, self.keeper)
-        self.pages = ConversationHandlers(self.registry, self.keeper)
+        super().__init__(SessionRegistry(self._agent, data / "uploads"), open_store(data, url))
 
     def _agent(self) -> CodeAgent:
         assert self.gate.wait(30), "the test never let the agent be built"
@@ -43,8 +36,7 @@ class App:
 
     def close(self) -> None:
         self.gate.set()
-        self.registry.close_all()
-        self.keeper.store.close()
+        super().close()
 
 
 def texts(chat: list) -> list[str]:

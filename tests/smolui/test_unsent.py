@@ -10,38 +10,28 @@ from pathlib import Path
 
 from agents.code_agent import CodeAgent
 from agents.models.scripted import ScriptedModel
-from smolui.conversations import ConversationHandlers
-from smolui.handlers import GIVEN_BACK_NOTICE, ChatHandlers, HandlerConfig
-from smolui.keeper import ConversationKeeper
+from smolui.handlers import GIVEN_BACK_NOTICE
 from smolui.sessions import SessionRegistry
 from smolui.store import open_store
 from smolui.unsent import TOKEN_KEY, UnsentMessages
-from smolui.uploads import UploadPolicy
+from tests.smolui.app_process import AppProcess
 
 ANSWER = "<code>\nfinal_answer('Noted.')\n</code>"
 
 
-class App:
+class App(AppProcess):
     """The handlers a page talks to, on a SQLite store."""
 
     def __init__(self, tmp_path: Path):
         self.models: list[ScriptedModel] = []
-        self.registry = SessionRegistry(self._agent, tmp_path / "uploads")
-        store = open_store(tmp_path / "data")
-        self.keeper = ConversationKeeper(store, lambda: [])
-        self.registry.resume, self.registry.keep_files = self.keeper.resume, True
-        config = HandlerConfig(policy=UploadPolicy(), max_steps=2, executor_type="local")
-        self.chat = ChatHandlers(self.registry, config, self.keeper)
-        self.pages = ConversationHandlers(self.registry, self.keeper)
+        super().__init__(
+            SessionRegistry(self._agent, tmp_path / "uploads"), open_store(tmp_path / "data")
+        )
 
     def _agent(self) -> CodeAgent:
         model = ScriptedModel([ANSWER], loop=True)
         self.models.append(model)
         return CodeAgent([], model, executor_type="local", verbosity_level=-1)
-
-    def close(self) -> None:
-        self.registry.close_all()
-        self.keeper.store.close()
 
 
 def texts(chat: list[dict]) -> list[str]:
