@@ -162,8 +162,7 @@ def _raw(image: Any) -> Any:
     None for a value that is neither."""
     from PIL import Image
 
-    from tools.agent_types import AgentImage
+    from tools.agent_types import raw_image
 
-    if isinstance(image, AgentImage):
-        image = image.to_raw()
+    image = raw_image(image)
     return image if isinstance(image, Image.Image) else None

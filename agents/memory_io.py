@@ -279,20 +279,15 @@ def _error_from_data(data: Any) -> errors.AgentError | None:
 def _put_images(values: list[Any] | None, images: ImageStore | None) -> list[str]:
     if not values or images is None:
         return []
-    return [images.put(_raw_image(value)) for value in values]
+    from tools.agent_types import raw_image
+
+    return [images.put(raw_image(value)) for value in values]
 
 
 def _get_images(references: Any, images: ImageStore | None) -> list[Any] | None:
     if not references or images is None:
         return None
     return [images.get(str(reference)) for reference in references]
-
-
-def _raw_image(value: Any) -> Any:
-    """The PIL image behind an image value (AgentImage keeps it behind `to_raw`)."""
-    from tools.agent_types import AgentImage
-
-    return value.to_raw() if isinstance(value, AgentImage) else value
 
 
 def _plain(value: Any) -> Any:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime
 import re
 
-from agents.small_examples import WorkedExample
+from agents.small_examples import WorkedExample, with_own_last
 
 CATEGORY = "date question"
 _MONTHS = (
@@ -85,10 +85,7 @@ def with_date_examples(task: str, examples: list[WorkedExample]) -> list[WorkedE
         examples: The examples picked for it.
     """
     own = date_examples(task, min(2, len(examples)))
-    if not own:
-        return examples
-    room = len(examples) - len(own)
-    return [*(examples[-room:] if room > 0 else []), *own]
+    return with_own_last(examples, own) if own else examples
 
 
 def _weekday(question: str, written: re.Match[str], day: datetime.date) -> WorkedExample:

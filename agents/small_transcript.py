@@ -22,7 +22,7 @@ from agents.small_examples import WorkedExample, pick_examples
 from agents.small_units import with_conversion_examples
 
 _MAX_OBSERVATION_CHARS = 400
-_ERROR_PREFIX = "Code execution failed: "
+ERROR_PREFIX = "Code execution failed: "
 
 
 def small_transcript(
@@ -83,7 +83,7 @@ def step_messages(step: ActionStep, code_block_tags: tuple[str, str]) -> list[Ch
     if step.model_output:
         messages.append(_message(MessageRole.ASSISTANT, _action(step, code_block_tags)))
     if step.error is not None:
-        error = str(step.error.message).removeprefix(_ERROR_PREFIX)
+        error = str(step.error.message).removeprefix(ERROR_PREFIX)
         messages.append(_message(MessageRole.USER, f"Error: {_short(error)}\nFix the code."))
     elif step.observations is not None:
         messages.append(_message(MessageRole.USER, f"Observation: {_observation(step)}"))

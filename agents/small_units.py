@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from agents.small_examples import WorkedExample, operation_text
+from agents.small_examples import WorkedExample, operation_text, with_own_last
 
 CATEGORY = "unit conversion"
 
@@ -37,38 +37,34 @@ class Unit:
     pattern: str
 
 
-def _unit(kind: str, size: float, singular: str, plural: str, pattern: str) -> Unit:
-    return Unit(kind, size, singular, plural, pattern)
-
-
 UNITS = (
-    _unit("length", 0.001, "millimeter", "millimeters", r"millimet(?:er|re)s?|mm"),
-    _unit("length", 0.01, "centimeter", "centimeters", r"centimet(?:er|re)s?|cm"),
-    _unit("length", 1000.0, "kilometer", "kilometers", r"kilomet(?:er|re)s?|km"),
-    _unit("length", 1.0, "meter", "meters", r"met(?:er|re)s?"),
-    _unit("length", 0.0254, "inch", "inches", r"inch(?:es)?"),
-    _unit("length", 0.3048, "foot", "feet", r"foot|feet|ft"),
-    _unit("length", 0.9144, "yard", "yards", r"yards?"),
-    _unit("length", 1609.344, "mile", "miles", r"miles?"),
-    _unit("weight", 0.001, "milligram", "milligrams", r"milligrams?|mg"),
-    _unit("weight", 1000.0, "kilogram", "kilograms", r"kilograms?|kilos?|kg"),
-    _unit("weight", 1.0, "gram", "grams", r"grams?"),
-    _unit("weight", 1_000_000.0, "tonne", "tonnes", r"tonnes?|metric tons?"),
-    _unit("weight", 28.349523125, "ounce", "ounces", r"ounces?|oz"),
-    _unit("weight", 453.59237, "pound", "pounds", r"pounds?|lbs?"),
-    _unit("volume", 0.001, "milliliter", "milliliters", r"millilit(?:er|re)s?|ml"),
-    _unit("volume", 0.01, "centiliter", "centiliters", r"centilit(?:er|re)s?|cl"),
-    _unit("volume", 1.0, "liter", "liters", r"lit(?:er|re)s?"),
-    _unit("volume", 3.785411784, "gallon", "gallons", r"gallons?"),
-    _unit("time", 0.001, "millisecond", "milliseconds", r"milliseconds?"),
-    _unit("time", 1.0, "second", "seconds", r"seconds?|secs?"),
-    _unit("time", 60.0, "minute", "minutes", r"minutes?|mins?"),
-    _unit("time", 3600.0, "hour", "hours", r"hours?|hrs?"),
-    _unit("time", 86400.0, "day", "days", r"days?"),
-    _unit("time", 604800.0, "week", "weeks", r"weeks?"),
-    _unit("temperature", 0.0, "degree Celsius", "degrees Celsius", r"celsius|centigrade"),
-    _unit("temperature", 0.0, "degree Fahrenheit", "degrees Fahrenheit", r"fahrenheit"),
-    _unit("temperature", 0.0, "kelvin", "kelvin", r"kelvins?"),
+    Unit("length", 0.001, "millimeter", "millimeters", r"millimet(?:er|re)s?|mm"),
+    Unit("length", 0.01, "centimeter", "centimeters", r"centimet(?:er|re)s?|cm"),
+    Unit("length", 1000.0, "kilometer", "kilometers", r"kilomet(?:er|re)s?|km"),
+    Unit("length", 1.0, "meter", "meters", r"met(?:er|re)s?"),
+    Unit("length", 0.0254, "inch", "inches", r"inch(?:es)?"),
+    Unit("length", 0.3048, "foot", "feet", r"foot|feet|ft"),
+    Unit("length", 0.9144, "yard", "yards", r"yards?"),
+    Unit("length", 1609.344, "mile", "miles", r"miles?"),
+    Unit("weight", 0.001, "milligram", "milligrams", r"milligrams?|mg"),
+    Unit("weight", 1000.0, "kilogram", "kilograms", r"kilograms?|kilos?|kg"),
+    Unit("weight", 1.0, "gram", "grams", r"grams?"),
+    Unit("weight", 1_000_000.0, "tonne", "tonnes", r"tonnes?|metric tons?"),
+    Unit("weight", 28.349523125, "ounce", "ounces", r"ounces?|oz"),
+    Unit("weight", 453.59237, "pound", "pounds", r"pounds?|lbs?"),
+    Unit("volume", 0.001, "milliliter", "milliliters", r"millilit(?:er|re)s?|ml"),
+    Unit("volume", 0.01, "centiliter", "centiliters", r"centilit(?:er|re)s?|cl"),
+    Unit("volume", 1.0, "liter", "liters", r"lit(?:er|re)s?"),
+    Unit("volume", 3.785411784, "gallon", "gallons", r"gallons?"),
+    Unit("time", 0.001, "millisecond", "milliseconds", r"milliseconds?"),
+    Unit("time", 1.0, "second", "seconds", r"seconds?|secs?"),
+    Unit("time", 60.0, "minute", "minutes", r"minutes?|mins?"),
+    Unit("time", 3600.0, "hour", "hours", r"hours?|hrs?"),
+    Unit("time", 86400.0, "day", "days", r"days?"),
+    Unit("time", 604800.0, "week", "weeks", r"weeks?"),
+    Unit("temperature", 0.0, "degree Celsius", "degrees Celsius", r"celsius|centigrade"),
+    Unit("temperature", 0.0, "degree Fahrenheit", "degrees Fahrenheit", r"fahrenheit"),
+    Unit("temperature", 0.0, "kelvin", "kelvin", r"kelvins?"),
 )
 _NUMBER_WORDS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
@@ -149,8 +145,10 @@ def conversion_examples(task: str, count: int = 2) -> list[WorkedExample]:
         count: How many (at most 3).
     """
     conversion = find_conversion(operation_text(task))
-    if conversion is None:
-        return []
+    return [] if conversion is None else _examples_of(task, conversion, count)
+
+
+def _examples_of(task: str, conversion: Conversion, count: int) -> list[WorkedExample]:
     amount = _amount_value(conversion.amount)
     amounts = [a for a in _EXAMPLE_AMOUNTS if a != amount][:count]
     return [_example(task, conversion, n) for n in amounts]
@@ -198,18 +196,13 @@ def with_conversion_examples(task: str, examples: list[WorkedExample]) -> list[W
         return examples
     if conversion.source.kind == "temperature":
         # A formula with an offset: every example shows it, none shows another.
-        return conversion_examples(task, len(examples))
-    own = conversion_examples(task, min(2, len(examples)))
+        return _examples_of(task, conversion, len(examples))
+    own = _examples_of(task, conversion, min(2, len(examples)))
     if not own:
         return examples
     other_way = " / " if " * " in own[0].code else " * "
     kept = [example for example in examples if other_way not in example.code]
-    room = len(examples) - len(own)
-    return [*(kept[-room:] if room > 0 else []), *own]
-
-
-def _scale(unit: Unit) -> str:
-    return unit.plural if unit.singular == "kelvin" else unit.plural.removeprefix("degrees ")
+    return with_own_last(kept, own, len(examples))
 
 
 def _amount_value(amount: str) -> float | None:

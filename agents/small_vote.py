@@ -15,6 +15,8 @@ something (a look at a file), else the first draft. A final answer that is a num
 written out in the code rather than worked out (`final_answer(1040)` for "How many seconds
 are in 17 minutes?") counts as a guess, not an answer: only a number the task or an earlier
 observation shows may be answered as a literal. What the drafts gave is told in a note in the step's observations.
+The chosen draft's code then runs again as the step's own, so a tool it calls runs once per
+draft tried and once more: `SmallModelProfile(drafts=1)` where tools have side effects.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from agents.executors.base import CodeOutput
 from agents.models.messages import ChatMessage, TokenUsage
 from agents.repair import Repair
 from agents.small_thought import thought_expression
+from agents.small_transcript import ERROR_PREFIX
 
 # The outcome of trying a draft.
 ANSWER, PRINTED, GUESS, FAILED, NO_CODE = "answer", "printed", "guess", "failed", "no code"
@@ -41,7 +44,6 @@ _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?")
 _DRAFT_FUNCTION = "__smolui_draft__"
 _MAX_SHOWN_CHARS = 40
 _FROM_THOUGHT = "the code failed when tried, so the expression its thought spells out runs instead"
-_ERROR_PREFIX = "Code execution failed: "
 _ERROR_HEADER = re.compile(r" \(line \d+\)")
 
 
@@ -339,7 +341,7 @@ def _error_line(text: str) -> str:
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     if not lines:
         return ""
-    line = _ERROR_HEADER.sub("", lines[0].removeprefix(_ERROR_PREFIX))
+    line = _ERROR_HEADER.sub("", lines[0].removeprefix(ERROR_PREFIX))
     return _shown_text(line)
 
 

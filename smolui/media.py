@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from smolui.render import media_kind
-from tools.agent_types import AgentImage, write_wav
+from tools.agent_types import raw_image, write_wav
 
 logger = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ class MediaSink:
         return self.folder / f"{secrets.token_hex(6)}{suffix}"
 
     def _image(self, value: Any) -> dict[str, Any]:
-        image = value.to_raw() if isinstance(value, AgentImage) else value  # else PIL
+        image = raw_image(value)  # else PIL
         path = self._path(".png")
         image.save(path, format="PNG")
         return {"path": str(path), "mime_type": "image/png"}

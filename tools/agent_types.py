@@ -119,6 +119,16 @@ class AgentImage(AgentType):
         return f"AgentImage({self._path or type(self._value).__name__})"
 
 
+def raw_image(value: Any) -> Any:
+    """The PIL image behind an image value (an `AgentImage` keeps it behind `to_raw`); any
+    other value as it is.
+
+    Args:
+        value: An `AgentImage`, a PIL image, or anything else.
+    """
+    return value.to_raw() if isinstance(value, AgentImage) else value
+
+
 class AgentAudio(AgentType):
     """An audio result: a path to an audio file, or samples with their sampling rate.
 

@@ -30,6 +30,15 @@ logger = logging.getLogger(__name__)
 _FOLDER = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
+def is_folder_name(name: str | None) -> bool:
+    """Whether `name` is a conversation folder's name as the app makes them (no path, no dots).
+
+    Args:
+        name: A name from the database or a folder listing.
+    """
+    return bool(_FOLDER.match(name or ""))
+
+
 class ConversationFiles:
     """The folders of every conversation's files.
 
@@ -69,7 +78,7 @@ class ConversationFiles:
             owner: Its owner.
         """
         old, new = self.upload_root / folder, self.upload_dir(folder, owner)
-        if not _FOLDER.match(folder or "") or new.exists() or old.is_symlink() or not old.is_dir():
+        if not is_folder_name(folder) or new.exists() or old.is_symlink() or not old.is_dir():
             return
         try:
             new.parent.mkdir(parents=True, exist_ok=True)
@@ -107,7 +116,7 @@ class ConversationFiles:
             memory: The saved memory (`agents.memory_io` data): every string in it that is an
                 image's file name keeps that file.
         """
-        if not _FOLDER.match(folder or ""):
+        if not is_folder_name(folder):
             return 0
         place = self.image_dir(folder)
         try:
@@ -138,7 +147,7 @@ class ConversationFiles:
             owner: Its owner.
             folder: Its folder name; a damaged one (not a plain name) deletes nothing.
         """
-        if not _FOLDER.match(folder or ""):
+        if not is_folder_name(folder):
             logger.warning("left the files of a conversation whose folder name is damaged")
             return
         places = [

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import errno
 import logging
-import re
 import shutil
 from pathlib import Path
 from typing import Any
 
+from smolui.store.files import is_folder_name
+
 logger = logging.getLogger(__name__)
 
 OLD_UPLOAD_ROOT = Path("uploads")  # the default before uploads moved into the data folder
-_FOLDER = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _BATCH = 500  # folder names per query
 
 
@@ -61,7 +61,7 @@ def move_old_uploads(store: Any, old_root: str | Path = OLD_UPLOAD_ROOT) -> int:
 
 
 def _plain_folder(entry: Path) -> bool:
-    return bool(_FOLDER.match(entry.name)) and entry.is_dir() and not entry.is_symlink()
+    return is_folder_name(entry.name) and entry.is_dir() and not entry.is_symlink()
 
 
 def _owners(store: Any, names: list[str]) -> dict[str, str]:

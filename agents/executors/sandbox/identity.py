@@ -53,7 +53,7 @@ def become(worker_id: int, read_only: list[str], read_write: list[str]) -> str:
         raise IdentityUnavailable("only on Linux")
     if worker_id <= 0:
         raise IdentityUnavailable(f"{worker_id} is not an unprivileged id")
-    if os.geteuid() != 0:
+    if not app_is_root():
         raise IdentityUnavailable("the app is not root, so the worker keeps the app's uid")
     if not _mapped(worker_id):  # e.g. root of a container with a narrow id range
         raise IdentityUnavailable(f"id {worker_id} does not exist in this user namespace")
@@ -83,6 +83,11 @@ def become(worker_id: int, read_only: list[str], read_write: list[str]) -> str:
     os.chdir(cwd)  # through the new view
     took = (time.perf_counter() - started) * 1000
     return f"uid {worker_id}; files: {seen.describe()}; {took:.1f} ms"
+
+
+def app_is_root() -> bool:
+    """Whether this process may give a worker a uid of its own: root, on Linux."""
+    return sys.platform.startswith("linux") and os.geteuid() == 0
 
 
 def _mapped(uid: int) -> bool:

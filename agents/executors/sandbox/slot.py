@@ -20,13 +20,12 @@ that fails one is dropped, and the next execution starts a fresh one. Running co
 from __future__ import annotations
 
 import logging
-import os
-import sys
 import time
 from typing import Any
 
 from agents.errors import AgentConfigError
 from agents.executors.sandbox.channel import ChannelClosed, ChannelTimeout, ProtocolViolation
+from agents.executors.sandbox.identity import app_is_root
 from agents.executors.sandbox.process import WorkerLost, WorkerProcess
 from agents.executors.sandbox.spawn import WorkerStartError
 from agents.executors.sandbox.watch import WorkerWatch
@@ -234,7 +233,7 @@ class WorkerSlot:
             notes = report.get("notes") if isinstance(report.get("notes"), dict) else {}
             why = self.downgrade or str(notes.get("namespaces") or "not on this platform")
             summary["downgraded"] = f"without namespaces: {why}"
-        if self.setup.get("namespaces") and _app_is_root() and not report.get("own_uid"):
+        if self.setup.get("namespaces") and app_is_root() and not report.get("own_uid"):
             # Asked for (a root app's workers switch to an id of their own, see `identity`)
             # but not had, e.g. EMFILE while the id-mapped mounts were made.
             missing.append("own_uid")
@@ -256,8 +255,3 @@ class WorkerSlot:
                 f"{downgraded}; {report.get('notes')}" if downgraded else report.get("notes"),
             )
         return summary
-
-
-def _app_is_root() -> bool:
-    """Whether workers are asked to switch to a uid of their own (only a root app can)."""
-    return sys.platform.startswith("linux") and os.geteuid() == 0
