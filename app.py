@@ -23,7 +23,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     Args:
         argv: Command-line arguments (default: `sys.argv[1:]`).
     """
-    from smolui.settings import settings_from_args
+    from smolui.app.settings import settings_from_args
 
     settings = settings_from_args(argv, os.environ)
     logging.basicConfig(
@@ -33,8 +33,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     # No usage analytics leave the machine unless the operator opts in.
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     starting = open_starting_page(settings)  # HTTP answers from here on
-    from smolui.gradio_import import unused_integrations_hidden
-    from smolui.model_loader import ModelLoader
+    from smolui.app.gradio_import import unused_integrations_hidden
+    from smolui.app.model_loader import ModelLoader
 
     loader = ModelLoader(settings.model)
     with collector_paused(), unused_integrations_hidden():  # see their docstrings
@@ -93,11 +93,11 @@ def open_starting_page(settings: object):
     """A `StartingPage` on the app's address, or None where gradio's own server must bind it.
 
     Args:
-        settings: A `smolui.settings.Settings`.
+        settings: A `smolui.app.settings.Settings`.
     """
     if settings.share:
         return None
-    from smolui.starting_page import StartingPage
+    from smolui.app.starting_page import StartingPage
 
     try:
         return StartingPage(settings.host, settings.port)
@@ -115,11 +115,11 @@ def prepare_ui(settings: object, loader: object):
     conversation store opens later, `open_conversations`, unless usage limits need it now).
 
     Args:
-        settings: A `smolui.settings.Settings`.
+        settings: A `smolui.app.settings.Settings`.
         loader: The app's `ModelLoader` (started later).
     """
     from agents.errors import AgentConfigError
-    from agents.tracing import default_tracer
+    from agents.observability.tracing import default_tracer
 
     try:
         default_tracer()  # traces as OTEL_* asks: set up now, or refused with the reason
@@ -142,11 +142,11 @@ def build_ui(settings: object, loader: object):
     """The `GradioUI` for these settings; the model comes from `loader` once it has loaded.
 
     Args:
-        settings: A `smolui.settings.Settings`.
-        loader: A `smolui.model_loader.ModelLoader` for `settings.model`.
+        settings: A `smolui.app.settings.Settings`.
+        loader: A `smolui.app.model_loader.ModelLoader` for `settings.model`.
     """
-    from smolui.factory import AgentFactory
-    from smolui.gradio_ui import GradioUI
+    from smolui.app.factory import AgentFactory
+    from smolui.app.gradio_ui import GradioUI
 
     scripted = settings.model.startswith("scripted:")
     factory = AgentFactory(settings, loader)
@@ -163,7 +163,7 @@ def start_model(settings: object, loader: object) -> None:
     """Start loading the model in the background (a scripted one is built on first use).
 
     Args:
-        settings: A `smolui.settings.Settings`.
+        settings: A `smolui.app.settings.Settings`.
         loader: The app's `ModelLoader`.
     """
     if not settings.model.startswith("scripted:"):

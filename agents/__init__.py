@@ -17,7 +17,7 @@ from agents.errors import (
 )
 from agents.events import AgentEvent, SubAgentEvent
 from agents.lazy_exports import lazy_exports
-from agents.memory import (
+from agents.memory.steps import (
     ActionOutput,
     ActionStep,
     AgentMemory,
@@ -45,13 +45,13 @@ from agents.models.scripted import ScriptedModel, ScriptedReply
 
 # name -> module that defines it; loaded on first attribute access.
 _LAZY = {
-    "MultiStepAgent": "agents.agent",
-    "CodeAgent": "agents.code_agent",
-    "ToolCallingAgent": "agents.tool_calling_agent",
-    "ManagedAgent": "agents.managed",
-    "LogLevel": "agents.console",
-    "AgentLogger": "agents.monitoring",
-    "Monitor": "agents.monitoring",
+    "MultiStepAgent": "agents.loop.agent",
+    "CodeAgent": "agents.loop.code_agent",
+    "ToolCallingAgent": "agents.loop.tool_calling_agent",
+    "ManagedAgent": "agents.loop.managed",
+    "LogLevel": "agents.observability.console",
+    "AgentLogger": "agents.observability.monitoring",
+    "Monitor": "agents.observability.monitoring",
     "PromptTemplates": "agents.prompts",
     "PlanningPromptTemplate": "agents.prompts",
     "ManagedAgentPromptTemplate": "agents.prompts",

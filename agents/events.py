@@ -1,7 +1,7 @@
 """The events of an agent run: what `agent.run(task, stream=True)` yields, as one type.
 
 The UI, the console and the tests consume the same stream. Steps are the memory's own
-records (`agents.memory`); the rest are small stream-only dataclasses.
+records (`agents.memory.steps`); the rest are small stream-only dataclasses.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from agents.memory import (
+from agents.memory.steps import (
     ActionOutput,
     ActionStep,
     FinalAnswerStep,

@@ -75,10 +75,10 @@ class Outcome:
 
 def run_task(model: Any, task: BenchTask, small_model: bool, args: argparse.Namespace) -> Outcome:
     """Run one task with a fresh agent, as one chat message in a new conversation."""
-    from agents.console import LogLevel
     from agents.errors import AgentError
-    from agents.memory import ActionStep
-    from agents.small_model import SmallModelProfile
+    from agents.memory.steps import ActionStep
+    from agents.observability.console import LogLevel
+    from agents.small_model.profile import SmallModelProfile
     from tools.documents import document_tools
     from tools.python_interpreter import PythonInterpreterTool
 
@@ -138,12 +138,12 @@ def _agent(
 ) -> Any:
     """A CodeAgent, or with `--agent tool` a ToolCallingAgent that runs Python through a tool."""
     if args.agent == "tool":
-        from agents.tool_calling_agent import ToolCallingAgent
+        from agents.loop.tool_calling_agent import ToolCallingAgent
         from tools.python_interpreter import PythonInterpreterTool
 
         python = PythonInterpreterTool(executor_type=args.executor, executor_kwargs=executor_kwargs)
         return ToolCallingAgent([*tools, python], model, **options)
-    from agents.code_agent import CodeAgent
+    from agents.loop.code_agent import CodeAgent
 
     return CodeAgent(
         tools, model, executor_type=args.executor, executor_kwargs=executor_kwargs, **options

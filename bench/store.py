@@ -25,8 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.memory import ActionStep, TaskStep, Timing  # noqa: E402
-from agents.memory_io import steps_from_data  # noqa: E402
+from agents.memory.io import steps_from_data  # noqa: E402
+from agents.memory.steps import ActionStep, TaskStep, Timing  # noqa: E402
 from agents.models.messages import ChatMessage, TokenUsage  # noqa: E402
 
 CODE = "import math\nvalues = [math.sqrt(i) for i in range(20)]\nprint(sum(values))"
@@ -78,7 +78,7 @@ class SentBytes:
 def save_costs(store, conversation: str, turns: int) -> tuple[list[float], list[int], list]:
     """Save each turn of one `turns`-turn conversation as the app does; the cost of each (ms)
     and the bytes each sent to the database."""
-    from smolui.memory_snapshot import MemorySnapshot
+    from smolui.conversations.memory_snapshot import MemorySnapshot
 
     snapshot = MemorySnapshot()
     sent = SentBytes(store.engine)
@@ -101,7 +101,7 @@ def save_costs(store, conversation: str, turns: int) -> tuple[list[float], list[
 def measure(url: str | None, turns: int, repeats: int = 3) -> dict[str, float]:
     """Save every turn of `repeats` conversations of `turns` turns, then resume one; returns
     timings (ms)."""
-    from agents.code_agent import CodeAgent
+    from agents.loop.code_agent import CodeAgent
     from agents.models.scripted import ScriptedModel
     from smolui.store import open_store
 

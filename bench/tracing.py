@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents import ActionStep, CodeAgent, ScriptedModel, ScriptedReply, ToolCallingAgent  # noqa: E402
-from agents.tracing import NOOP_TRACER, AgentTracing  # noqa: E402
+from agents.observability.tracing import NOOP_TRACER, AgentTracing  # noqa: E402
 from tools import tool  # noqa: E402
 
 
@@ -75,7 +75,7 @@ def tracers(endpoint: str) -> dict:
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter
 
-    from agents.otel import OtelTracer
+    from agents.observability.otel import OtelTracer
 
     console = TracerProvider()
     devnull = open(os.devnull, "w")  # noqa: SIM115 (kept open for the whole run)

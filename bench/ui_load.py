@@ -3,7 +3,7 @@
     python bench/ui_load.py [--loads 5]
 
 Prints, for the page as shipped and for the page without smolui's own CSS and script
-(`smolui.theme`), the median over `--loads` fresh browser contexts of:
+(`smolui.ui.theme`), the median over `--loads` fresh browser contexts of:
   - bytes the browser received (the page weight, every request, cold cache), and
   - milliseconds from navigation to an enabled message box.
 Each app runs in its own process (`--serve`), so the browser's driver does not share its GIL.
@@ -38,10 +38,10 @@ def serve(plain: bool) -> None:
     import socket
 
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
-    from agents.code_agent import CodeAgent
+    from agents.loop.code_agent import CodeAgent
     from agents.models.scripted import ScriptedModel
-    from smolui.gradio_ui import GradioUI
-    from smolui.settings import Settings
+    from smolui.app.gradio_ui import GradioUI
+    from smolui.app.settings import Settings
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -103,7 +103,7 @@ def main() -> None:
     if args.serve:
         serve(args.plain)
         return
-    for label, extra in (("as shipped", []), ("without smolui.theme", ["--plain"])):
+    for label, extra in (("as shipped", []), ("without smolui.ui.theme", ["--plain"])):
         server = subprocess.Popen(
             [sys.executable, __file__, "--serve", *extra], stdout=subprocess.PIPE, text=True
         )

@@ -38,7 +38,7 @@ class BenchApp:
 
     def __init__(self, executor: str, delay: float, concurrency: int = 8):
         os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
-        from smolui.settings import Settings
+        from smolui.app.settings import Settings
 
         with __import__("socket").socket() as sock:
             sock.bind(("127.0.0.1", 0))
@@ -55,7 +55,7 @@ class BenchApp:
         self._lock = threading.Lock()
 
     def make_agent(self) -> Any:
-        from agents.code_agent import CodeAgent
+        from agents.loop.code_agent import CodeAgent
         from agents.models.scripted import ScriptedModel, ScriptedReply
 
         steps = self.steps
@@ -81,8 +81,8 @@ class BenchApp:
         return agent
 
     def start(self) -> BenchApp:
-        from smolui.gradio_ui import GradioUI
-        from smolui.handlers import ChatHandlers
+        from smolui.app.gradio_ui import GradioUI
+        from smolui.handlers.chat import ChatHandlers
 
         run_turn, spans = ChatHandlers.run_turn, self.turn_spans
 
@@ -103,7 +103,7 @@ def server_only(app: BenchApp, sessions: int) -> tuple[float, float]:
     Each conversation is opened the way a page load opens it (its agent is prepared in the
     background) a second before its message, as a visitor takes time to type.
     """
-    from smolui.handlers import ChatHandlers, HandlerConfig
+    from smolui.handlers.chat import ChatHandlers, HandlerConfig
     from smolui.sessions import SessionRegistry
     from smolui.uploads import UploadPolicy
 

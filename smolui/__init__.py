@@ -11,12 +11,12 @@ from typing import Any
 
 # name -> module that defines it; loaded on first attribute access.
 _LAZY = {
-    "GradioUI": "smolui.gradio_ui",
-    "stream_to_gradio": "smolui.gradio_ui",
-    "Settings": "smolui.settings",
-    "settings_from_args": "smolui.settings",
+    "GradioUI": "smolui.app.gradio_ui",
+    "stream_to_gradio": "smolui.app.gradio_ui",
+    "Settings": "smolui.app.settings",
+    "settings_from_args": "smolui.app.settings",
     "SessionRegistry": "smolui.sessions",
-    "TurnView": "smolui.turn_view",
+    "TurnView": "smolui.turns.view",
 }
 
 

@@ -25,7 +25,7 @@ from agents.executors.python_runner import (
 )
 from agents.executors.state import user_variables
 from agents.executors.tool_calls import named_arguments
-from agents.tool_spans import ActiveSpan, active_span, traced_tool_call
+from agents.observability.tool_spans import ActiveSpan, active_span, traced_tool_call
 
 
 class LocalPythonExecutor:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agents.executors.values import decode_value, encode_value
-from agents.tool_spans import ActiveSpan, traced_tool_call
+from agents.observability.tool_spans import ActiveSpan, traced_tool_call
 from tools.base import Tool, ToolArgumentError
 
 MAX_ERROR_CHARS = 4000

@@ -63,7 +63,7 @@ def model_check(loader: Any) -> ReadinessCheck:
     """A check that the model has loaded (local weights) or been set up (a remote client).
 
     Args:
-        loader: The app's `smolui.model_loader.ModelLoader`.
+        loader: The app's `smolui.app.model_loader.ModelLoader`.
     """
 
     def check() -> None:

@@ -20,7 +20,7 @@ from prometheus_client import (
     generate_latest,
 )
 
-from agents.memory import ActionStep, PlanningStep
+from agents.memory.steps import ActionStep, PlanningStep
 
 if TYPE_CHECKING:
     from smolui.sessions import Session

@@ -5,7 +5,7 @@ the page's session hash, so a reload finds the same agent. Closing the page star
 period instead of evicting at once; idle conversations and those beyond a cap are evicted
 too. Eviction closes the agent's executor and deletes the conversation's upload folder; with a
 conversation store attached (`resume`, `keep_files`), eviction keeps the files and an id that is
-not live is brought back from the store under the same id (see `smolui.keeper`).
+not live is brought back from the store under the same id (see `smolui.conversations.keeper`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.agent import MultiStepAgent
+from agents.loop.agent import MultiStepAgent
 from smolui.sessions.session import Session, is_conversation_id, new_conversation_id
 
 logger = logging.getLogger(__name__)

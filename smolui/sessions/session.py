@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.agent import MultiStepAgent
+from agents.loop.agent import MultiStepAgent
 from smolui.uploads.folders import (
     conversation_folder,
     delete_session_folder,

@@ -73,7 +73,7 @@ class StoredConversation:
         updated: When it last changed (UTC).
         folder: Name of its folders in the data folder.
         messages: The chat as the page renders it.
-        memory: The agent's memory (`agents.memory_io` data), or None.
+        memory: The agent's memory (`agents.memory.io` data), or None.
         turn_state: "idle", "running", "done", "stopped" or "failed".
         uploads: Its uploaded files.
         model: The model spec picked for it (None: the app's default).

@@ -7,7 +7,7 @@ conversation: `uploads/<owner folder>/<folder>/` (the files the owner attached),
 the owner (`smolui.uploads.folders.owner_folder`); `<folder>` is the conversation's folder
 name, never its id (paths reach the model and the page; the id is a secret).
 
-Memory images are named by their content; an image the agent reduced (`agents.image_budget`)
+Memory images are named by their content; an image the agent reduced (`agents.memory.image_budget`)
 is saved as a new file, and the full-size file goes once no saved step names it any more
 (`remove_unused_images`). The chat never shows these files: it shows the copies in `media/`.
 """
@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from agents.memory_io import is_image_name
+from agents.memory.io import is_image_name
 from smolui.uploads.folders import conversation_folder
 
 logger = logging.getLogger(__name__)
@@ -113,7 +113,7 @@ class ConversationFiles:
 
         Args:
             folder: The conversation's folder name; a damaged one deletes nothing.
-            memory: The saved memory (`agents.memory_io` data): every string in it that is an
+            memory: The saved memory (`agents.memory.io` data): every string in it that is an
                 image's file name keeps that file.
         """
         if not is_folder_name(folder):

@@ -84,7 +84,7 @@ class ChatMessageRow(Base):
 
 
 class MemoryStepRow(Base):
-    """One step of a conversation's agent memory (`agents.memory_io` data of one step)."""
+    """One step of a conversation's agent memory (`agents.memory.io` data of one step)."""
 
     __tablename__ = "memory_steps"
 

@@ -23,7 +23,7 @@ PURGE_EVERY_S = 3600.0
 
 
 class StoreLedger:
-    """A `smolui.limits.UsageLedger` on the store's database.
+    """A `smolui.turns.limits.UsageLedger` on the store's database.
 
     Args:
         engine: The store's (migrated) SQLAlchemy engine.

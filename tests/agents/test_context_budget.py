@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agents import CodeAgent, ScriptedModel, ToolCallingAgent
-from agents.context import StepMessages, fit_to_budget
+from agents.memory.context import StepMessages, fit_to_budget
 from agents.models.messages import ChatMessage
 
 BUDGET = 3000

@@ -7,9 +7,9 @@ import random
 import pytest
 
 from agents import ActionStep, CodeAgent, ScriptedModel, TaskStep
-from agents.context import ContextWindow
 from agents.errors import AgentError
-from agents.memory import AgentMemory, PlanningStep, SystemPromptStep, ToolCall
+from agents.memory.context import ContextWindow
+from agents.memory.steps import AgentMemory, PlanningStep, SystemPromptStep, ToolCall
 from agents.models.messages import ChatMessage
 
 

@@ -8,8 +8,8 @@ import io
 from PIL import Image
 
 from agents import ActionStep, CodeAgent, ScriptedModel
-from agents.image_budget import REDUCED_SIDE, keep_images_within, step_pixels
-from agents.memory_io import FolderImageStore, steps_from_data, steps_to_data
+from agents.memory.image_budget import REDUCED_SIDE, keep_images_within, step_pixels
+from agents.memory.io import FolderImageStore, steps_from_data, steps_to_data
 
 SIDE = 1000  # each step shows one SIDE x SIDE image: 1 M pixels
 

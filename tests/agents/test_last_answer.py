@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from agents import CodeAgent, ScriptedModel
-from agents.last_answer import NO_ANSWER, answer_after_steps, is_step_text
-from agents.memory import ActionStep, TaskStep
+from agents.loop.last_answer import NO_ANSWER, answer_after_steps, is_step_text
+from agents.memory.steps import ActionStep, TaskStep
 
 TINY_ID = "SmolLM2-135M-Instruct.Q4_1.gguf"
 STEP_REPLY = "Thought: I give the answer.\n<code>\nfinal_answer(result)\n"

@@ -7,18 +7,25 @@ import json
 import pytest
 from PIL import Image
 
-from agents.code_agent import CodeAgent
-from agents.console import LogLevel
 from agents.errors import AgentExecutionError, AgentParsingError
-from agents.memory import ActionStep, FinalAnswerStep, PlanningStep, TaskStep, Timing, ToolCall
-from agents.memory_io import (
+from agents.loop.code_agent import CodeAgent
+from agents.memory.io import (
     FolderImageStore,
     MemoryFormatError,
     steps_from_data,
     steps_to_data,
 )
+from agents.memory.steps import (
+    ActionStep,
+    FinalAnswerStep,
+    PlanningStep,
+    TaskStep,
+    Timing,
+    ToolCall,
+)
 from agents.models.messages import ChatMessage, TokenUsage, content_text
 from agents.models.scripted import ScriptedModel
+from agents.observability.console import LogLevel
 
 
 def agent(replies: list) -> CodeAgent:

@@ -17,8 +17,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import (  # noqa: E4
 )
 
 from agents import ScriptedModel, ScriptedReply, ToolCallingAgent  # noqa: E402
-from agents.otel import OtelTracer  # noqa: E402
-from agents.tracing import trace_attributes  # noqa: E402
+from agents.observability.otel import OtelTracer  # noqa: E402
+from agents.observability.tracing import trace_attributes  # noqa: E402
 from tools import tool  # noqa: E402
 
 LIBRARY_SPAN = "library work"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agents.errors import AgentParsingError
-from agents.parsing import extract_code, extract_structured_code
+from agents.loop.parsing import extract_code, extract_structured_code
 
 
 @pytest.mark.parametrize(

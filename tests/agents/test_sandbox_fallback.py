@@ -26,7 +26,7 @@ from agents.executors.sandbox import SandboxExecutor
 from agents.executors.sandbox.namespaces import ID_MAPS_FAILED
 from agents.executors.sandbox.process import namespaces_refusal
 from agents.executors.sandbox.spawn import PROJECT_ROOT, SPARES
-from smolui.panel import describe_isolation
+from smolui.render.panel import describe_isolation
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux sandbox")
 
@@ -110,7 +110,7 @@ _APP = textwrap.dedent(
     import json, logging, sys
     from agents.errors import AgentConfigError
     from agents.executors.sandbox import SandboxExecutor
-    from smolui.panel import describe_isolation
+    from smolui.render.panel import describe_isolation
 
     warnings = []
     handler = logging.Handler(logging.WARNING)

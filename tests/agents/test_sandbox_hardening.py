@@ -507,8 +507,8 @@ def test_a_folder_moved_during_the_quota_walk_stops_it_inside_the_scratch(tmp_pa
 
 
 def test_the_app_setting_sets_each_workers_memory(tmp_path):
-    from smolui.factory import AgentFactory
-    from smolui.settings import settings_from_args
+    from smolui.app.factory import AgentFactory
+    from smolui.app.settings import settings_from_args
 
     settings = settings_from_args(["--model", "scripted:demo", "--sandbox-memory-mb", "300"], {})
     agent = AgentFactory(settings, loader=None)(tmp_path / "uploads")

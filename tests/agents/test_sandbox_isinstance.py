@@ -12,7 +12,7 @@ import pytest
 
 from agents.executors.base import CodeExecutor
 from agents.executors.sandbox import SandboxExecutor
-from smolui.panel import describe_isolation
+from smolui.render.panel import describe_isolation
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux sandbox")
 

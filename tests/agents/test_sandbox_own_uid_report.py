@@ -16,7 +16,7 @@ import pytest
 
 from agents.errors import AgentConfigError
 from agents.executors.sandbox import SandboxExecutor
-from smolui.panel import describe_isolation
+from smolui.render.panel import describe_isolation
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux") or os.geteuid() != 0,

@@ -7,8 +7,8 @@ import datetime
 import pytest
 
 from agents.executors.local import LocalPythonExecutor
-from agents.small_dates import date_examples, with_date_examples
-from agents.small_examples import pick_examples
+from agents.small_model.dates import date_examples, with_date_examples
+from agents.small_model.examples import pick_examples
 
 
 def solved(code: str):

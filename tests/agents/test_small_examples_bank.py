@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from agents.small_examples import (
+from agents.small_model.examples import (
     WorkedExample,
     example_bank,
     example_categories,

@@ -9,15 +9,15 @@ import re
 import pytest
 
 from agents import CodeAgent, ScriptedModel
-from agents.last_answer import answer_value
-from agents.repair import (
+from agents.loop.last_answer import answer_value
+from agents.loop.repair import (
     answer_with_last_expression,
     asks_for_value,
     fix_syntax,
     missing_imports,
     repair_code,
 )
-from agents.small_model import SmallModelProfile, is_small_model, select_profile
+from agents.small_model.profile import SmallModelProfile, is_small_model, select_profile
 
 TINY_ID = "SmolLM2-135M-Instruct.Q4_1.gguf"
 STEP_FORMAT = re.compile(r"^Thought: [^\n]+\n<code>\n([^\n]+\n)+$")

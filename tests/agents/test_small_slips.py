@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from agents import CodeAgent, ScriptedModel
-from agents.small_slips import fix_paths, fix_slips
+from agents.loop.slips import fix_paths, fix_slips
 
 TINY_ID = "SmolLM2-135M-Instruct.Q4_1.gguf"
 PATH_NOTE = "an attached file was opened at the path the message gives"

@@ -4,9 +4,9 @@ transcript (scripted model, real local executor)."""
 from __future__ import annotations
 
 from agents import CodeAgent, ScriptedModel
-from agents.memory import ActionStep, TaskStep
-from agents.small_examples import Category, WorkedExample, example_bank, pick_examples
-from agents.small_transcript import small_transcript
+from agents.memory.steps import ActionStep, TaskStep
+from agents.small_model.examples import Category, WorkedExample, example_bank, pick_examples
+from agents.small_model.transcript import small_transcript
 
 TINY_ID = "SmolLM2-135M-Instruct.Q4_1.gguf"
 TAGS = ("<code>", "</code>")

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from agents.small_examples import operation_text, pick_examples
-from agents.small_units import conversion_examples, find_conversion, with_conversion_examples
+from agents.small_model.examples import operation_text, pick_examples
+from agents.small_model.units import conversion_examples, find_conversion, with_conversion_examples
 
 
 @pytest.mark.parametrize(

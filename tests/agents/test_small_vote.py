@@ -11,11 +11,11 @@ from agents import CodeAgent, ScriptedModel
 from agents.errors import AgentExecutionError
 from agents.executors.local import LocalPythonExecutor
 from agents.executors.sandbox import SandboxExecutor
+from agents.loop.repair import Repair
 from agents.models.messages import ChatMessage, ChatMessageStreamDelta
-from agents.repair import Repair
-from agents.small_model import SmallModelProfile
-from agents.small_thought import thought_expression
-from agents.small_vote import (
+from agents.small_model.profile import SmallModelProfile
+from agents.small_model.thought import thought_expression
+from agents.small_model.vote import (
     ANSWER,
     FAILED,
     GUESS,

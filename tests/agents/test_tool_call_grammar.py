@@ -10,9 +10,9 @@ import json
 import pytest
 
 from agents import ScriptedModel, ToolCallingAgent
-from agents.memory import ActionStep
-from agents.small_model import SmallModelProfile
-from agents.tool_call_grammar import tool_call_schema
+from agents.memory.steps import ActionStep
+from agents.small_model.grammar import tool_call_schema
+from agents.small_model.profile import SmallModelProfile
 from tools import FinalAnswerTool, tool
 
 TINY_ID = "SmolLM2-135M-Instruct.Q4_1.gguf"

@@ -13,7 +13,7 @@ import pytest
 
 from agents import CodeAgent, ScriptedModel, ScriptedReply, ToolCallingAgent
 from agents.errors import AgentConfigError, AgentGenerationError, ProviderServerError
-from agents.tracing import configured_exporters, trace_attributes
+from agents.observability.tracing import configured_exporters, trace_attributes
 from tests.otlp_receiver import OtlpReceiver
 from tools import tool
 
@@ -43,7 +43,7 @@ def otlp_tracer(endpoint: str, record_content: bool = False):
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
-    from agents.otel import OtelTracer
+    from agents.observability.otel import OtelTracer
 
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(OTLPSpanExporter(f"{endpoint}/v1/traces")))
@@ -276,8 +276,8 @@ def test_streamed_model_calls_pass_their_deltas_through_the_chat_span():
     ],
 )  # fmt: skip
 def test_the_finish_reason_comes_from_the_backend_when_it_gives_one(raw, calls, expected):
-    from agents.genai_attributes import finish_reason
     from agents.models.messages import ChatMessage
+    from agents.observability.genai_attributes import finish_reason
 
     answer = ChatMessage(role="assistant", content="x", raw=raw, tool_calls=calls)
     assert finish_reason(answer) == expected

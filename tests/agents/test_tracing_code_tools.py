@@ -9,8 +9,8 @@ import json
 import pytest
 
 from agents import CodeAgent, ScriptedModel, ToolCallingAgent
-from agents.tool_spans import active_span
-from agents.tracing import trace_attributes
+from agents.observability.tool_spans import active_span
+from agents.observability.tracing import trace_attributes
 from tests.agents.test_tracing import STATUS_ERROR, by_name, otlp_tracer
 from tests.otlp_receiver import OtlpReceiver
 from tools import tool

@@ -39,7 +39,7 @@ class ScriptedApp:
 
     def __init__(self, upload_root: Path, executor: str = "sandbox", **settings: Any):
         os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
-        from smolui.settings import Settings
+        from smolui.app.settings import Settings
 
         self.port = free_port()
         settings.setdefault(
@@ -60,9 +60,9 @@ class ScriptedApp:
         return f"http://127.0.0.1:{self.port}/"
 
     def make_agent(self, upload_dir: Path) -> Any:
-        from agents.code_agent import CodeAgent
-        from agents.console import LogLevel
+        from agents.loop.code_agent import CodeAgent
         from agents.models.scripted import ScriptedModel
+        from agents.observability.console import LogLevel
 
         model = ScriptedModel(self.script(), **self.model_options)
         executor_kwargs = (
@@ -78,7 +78,7 @@ class ScriptedApp:
         return agent
 
     def start(self) -> ScriptedApp:
-        from smolui.gradio_ui import GradioUI
+        from smolui.app.gradio_ui import GradioUI
 
         self.ui = GradioUI(
             self.make_agent, settings=self.settings, model_label=lambda: "scripted-test"

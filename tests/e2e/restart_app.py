@@ -40,10 +40,10 @@ def main(argv: list[str]) -> None:
     port, data_dir, calls_file = int(argv[0]), Path(argv[1]), Path(argv[2])
     database_url = argv[3] if len(argv) > 3 else None
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
-    from agents.code_agent import CodeAgent
+    from agents.loop.code_agent import CodeAgent
     from agents.models.scripted import ScriptedModel
-    from smolui.gradio_ui import GradioUI
-    from smolui.settings import Settings
+    from smolui.app.gradio_ui import GradioUI
+    from smolui.app.settings import Settings
     from tools.documents import document_tools
 
     def make_agent(upload_dir: Path) -> CodeAgent:

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from agents.models.messages import content_text
 from agents.models.scripted_demo import demo_model
-from smolui.layout import SAMPLE_DATA
+from smolui.ui.layout import SAMPLE_DATA
 from tests.e2e.pages import CHAT, bot, send, step_title, wait_turn_done
 from tests.e2e.test_ui_pass import shot
 

@@ -12,7 +12,7 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from agents.memory import TaskStep
+from agents.memory.steps import TaskStep
 from agents.models.scripted import ScriptedReply
 from tests.e2e.pages import CHAT, MESSAGE_BOX, bot, send, wait_turn_done
 from tests.e2e.test_chat import by_task

@@ -31,9 +31,9 @@ def answering(folder: Path, name: str, answer: str) -> str:
 def picker_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     """The real app with the app's own agent factory and two scripted models to pick from."""
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
-    from smolui.factory import AgentFactory
-    from smolui.gradio_ui import GradioUI
-    from smolui.settings import Settings
+    from smolui.app.factory import AgentFactory
+    from smolui.app.gradio_ui import GradioUI
+    from smolui.app.settings import Settings
 
     root = tmp_path_factory.mktemp("picker")
     alpha, beta = (

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from smolui.conversations import ConversationHandlers
-from smolui.handlers import ChatHandlers, HandlerConfig
-from smolui.keeper import ConversationKeeper
+from smolui.conversations.keeper import ConversationKeeper
+from smolui.handlers.chat import ChatHandlers, HandlerConfig
+from smolui.handlers.conversations import ConversationHandlers
 from smolui.sessions import SessionRegistry
 from smolui.uploads import UploadPolicy
 

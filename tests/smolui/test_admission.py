@@ -6,12 +6,12 @@ import threading
 
 import pytest
 
-from agents.memory import ActionStep, PlanningStep
+from agents.memory.steps import ActionStep, PlanningStep
 from agents.models.messages import TokenUsage
-from smolui.admission import Admission, TurnAdmission
 from smolui.auth import AuthConfig, Identity, SignIn
-from smolui.limits import Limits, MemoryLedger, UsageLimiter
-from smolui.turn_queue import TurnQueue
+from smolui.turns.admission import Admission, TurnAdmission
+from smolui.turns.limits import Limits, MemoryLedger, UsageLimiter
+from smolui.turns.queue import TurnQueue
 
 ALICE = Identity(provider="hf", name="alice", client="10.0.0.1")
 BOB = Identity(provider="hf", name="bob", client="10.0.0.2")
@@ -138,9 +138,9 @@ def test_only_admins_read_everyone_s_usage():
 
 
 def chat_app(tmp_path, admission: TurnAdmission):
-    from agents.code_agent import CodeAgent
+    from agents.loop.code_agent import CodeAgent
     from agents.models.scripted import ScriptedModel
-    from smolui.handlers import ChatHandlers, HandlerConfig
+    from smolui.handlers.chat import ChatHandlers, HandlerConfig
     from smolui.observability.metrics import AppMetrics
     from smolui.sessions import SessionRegistry
     from smolui.uploads import UploadPolicy

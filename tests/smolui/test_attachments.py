@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from smolui.attachments import (
+from smolui.render.attachments import (
     ATTACHED_ICON,
     REFUSED_ICON,
     attachment_notes,

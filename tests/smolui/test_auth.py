@@ -8,6 +8,7 @@ import concurrent.futures
 import gradio as gr
 import pytest
 
+from smolui.app.settings import Settings, settings_from_args
 from smolui.auth import (
     AuthConfig,
     AuthSetupError,
@@ -23,8 +24,7 @@ from smolui.auth import (
 )
 from smolui.auth.hf import check_oauth_environment, profile_name
 from smolui.auth.passwords import main as passwords_main
-from smolui.conversations import owner_of
-from smolui.settings import Settings, settings_from_args
+from smolui.handlers.conversations import owner_of
 
 SPACE = {
     "SYSTEM": "spaces",

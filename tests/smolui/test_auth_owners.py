@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import gradio as gr
 
-from smolui.admission import TurnAdmission
 from smolui.auth import AuthConfig, SignIn
-from smolui.handlers import ChatHandlers
-from smolui.wiring import adapters
+from smolui.handlers.chat import ChatHandlers
+from smolui.turns.admission import TurnAdmission
+from smolui.ui.wiring import adapters
 from tests.smolui.test_conversations import App
 
 SPACE = {"HF_TOKEN": "hf_unused"}  # lets `hf` mode be built here; no request reaches the Hub

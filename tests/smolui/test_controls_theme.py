@@ -8,7 +8,7 @@ import gradio
 import pytest
 
 from agents.models.scripted import ScriptedReply
-from smolui.controls import (
+from smolui.ui.controls import (
     CLEAR_QUESTION,
     NOTHING_RUNNING,
     NOTHING_TO_RETRY,
@@ -17,7 +17,7 @@ from smolui.controls import (
     retry_adapter,
     stop_adapter,
 )
-from smolui.theme import CSS_PATH, JS_PATH, PAGE_CSS_PATH, apply_defaults
+from smolui.ui.theme import CSS_PATH, JS_PATH, PAGE_CSS_PATH, apply_defaults
 from tests.smolui.test_handlers import ANSWER, make_app, run, start_turn
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.code_agent import CodeAgent
+from agents.loop.code_agent import CodeAgent
 from agents.models.messages import content_text
 from agents.models.scripted import ScriptedModel
 from smolui.sessions import SessionRegistry
@@ -193,8 +193,8 @@ def test_a_conversation_saved_before_owner_folders_keeps_its_files(store_url, da
 
 def test_the_app_keeps_uploads_and_media_in_its_data_folder(tmp_path):
     from agents.models.scripted import ScriptedModel as Model
-    from smolui.gradio_ui import GradioUI
-    from smolui.settings import Settings
+    from smolui.app.gradio_ui import GradioUI
+    from smolui.app.settings import Settings
 
     def make() -> CodeAgent:
         return CodeAgent([], Model(["no"], loop=True), executor_type="local")

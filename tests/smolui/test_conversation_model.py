@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from smolui.factory import AgentFactory
-from smolui.handlers import HandlerConfig
-from smolui.model_picker import DEFAULT_CHOICE, model_offered
+from smolui.app.factory import AgentFactory
+from smolui.app.settings import Settings
+from smolui.handlers.chat import HandlerConfig
 from smolui.sessions import SessionRegistry
-from smolui.settings import Settings
+from smolui.sessions.model_choice import DEFAULT_CHOICE, model_offered
 from smolui.store import database, migrate, open_store
 from smolui.uploads import UploadPolicy
 from tests.smolui.app_process import AppProcess

@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from agents.code_agent import CodeAgent
+from agents.loop.code_agent import CodeAgent
 from agents.models.messages import content_text
 from agents.models.scripted import ScriptedModel
-from smolui import transcripts
-from smolui.conversations import INTERRUPTED_NOTE
-from smolui.handlers import NOT_SAVED_NOTICE, RESUMED_NOTICE, HandlerConfig
-from smolui.keeper import RESUME_NOTE_FOR_MODEL
+from smolui.conversations import transcripts
+from smolui.conversations.keeper import RESUME_NOTE_FOR_MODEL
+from smolui.handlers.chat import NOT_SAVED_NOTICE, RESUMED_NOTICE, HandlerConfig
+from smolui.handlers.conversations import INTERRUPTED_NOTE
 from smolui.sessions import SessionRegistry
 from smolui.store import open_store
 from smolui.uploads import UploadPolicy
@@ -286,8 +286,8 @@ def test_uploads_are_recorded_and_come_back_after_a_restart(store_url, data, tmp
 
 
 def test_retention_deletes_old_conversations_at_start(store_url, data):
-    from smolui.keeper import attach_store
-    from smolui.settings import Settings
+    from smolui.app.settings import Settings
+    from smolui.conversations.keeper import attach_store
 
     app = App(store_url, data)
     old, chat, state, _ = app.pages.load(None)
@@ -308,7 +308,7 @@ def test_retention_deletes_old_conversations_at_start(store_url, data):
 
 
 def test_database_settings_come_from_flags_and_environment_and_hide_the_password():
-    from smolui.settings import settings_from_args
+    from smolui.app.settings import settings_from_args
 
     env = {"SMOLUI_DATABASE_URL": "postgresql+psycopg://app:hunter2@db/smolui",
            "SMOLUI_DATA_DIR": "/srv/smolui", "SMOLUI_RETENTION_DAYS": "30"}  # fmt: skip
@@ -325,8 +325,8 @@ def test_the_data_folder_is_never_served(tmp_path):
     import urllib.error
     import urllib.request
 
-    from smolui.gradio_ui import GradioUI
-    from smolui.settings import Settings
+    from smolui.app.gradio_ui import GradioUI
+    from smolui.app.settings import Settings
     from tests.e2e.harness import free_port
 
     port = free_port()

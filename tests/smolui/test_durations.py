@@ -6,13 +6,13 @@ import math
 
 import pytest
 
-from agents.memory import ActionStep, PlanningStep
+from agents.memory.steps import ActionStep, PlanningStep
 from agents.models.messages import TokenUsage
-from agents.monitoring import Timing
-from smolui.durations import format_duration
-from smolui.export import to_markdown
-from smolui.render import render_action_step, render_footer, render_planning_step
-from smolui.transcripts import sanitize_messages
+from agents.observability.monitoring import Timing
+from smolui.conversations.transcripts import sanitize_messages
+from smolui.render.durations import format_duration
+from smolui.render.export import to_markdown
+from smolui.render.messages import render_action_step, render_footer, render_planning_step
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ from agents.errors import (
     ProviderRateLimitError,
     ProviderTimeoutError,
 )
-from smolui.errors import describe_failure, redact
+from smolui.render.errors import describe_failure, redact
 
 
 def wrapped(cause: Exception) -> AgentGenerationError:

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from smolui.export import to_json, to_markdown, write_export
-from smolui.settings import Settings, settings_from_args
+from smolui.app.settings import Settings, settings_from_args
+from smolui.render.export import to_json, to_markdown, write_export
 
 HISTORY = [
     {"role": "user", "content": [{"type": "text", "text": "Plot it"}]},

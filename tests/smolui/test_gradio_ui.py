@@ -6,7 +6,7 @@ from __future__ import annotations
 def test_the_queue_polls_gently_on_a_real_blocks_app():
     import gradio as gr
 
-    from smolui.gradio_ui import PROGRESS_POLL_S, QUEUE_POLL_S, _calm_queue_polling
+    from smolui.app.gradio_ui import PROGRESS_POLL_S, QUEUE_POLL_S, _calm_queue_polling
 
     with gr.Blocks() as demo:
         gr.Markdown("hi")

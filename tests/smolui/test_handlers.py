@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from agents.code_agent import CodeAgent
 from agents.errors import ProviderAuthenticationError
-from agents.memory import TaskStep
+from agents.loop.code_agent import CodeAgent
+from agents.memory.steps import TaskStep
 from agents.models.scripted import ScriptedModel, ScriptedReply
-from smolui.handlers import ChatHandlers, HandlerConfig
+from smolui.handlers.chat import ChatHandlers, HandlerConfig
 from smolui.sessions import SessionRegistry
 from smolui.uploads import UploadPolicy
 
@@ -144,7 +144,7 @@ def test_a_busy_conversation_says_so(tmp_path):
     handlers, registry = make_app(tmp_path, lambda: [ANSWER])
     session = registry.open(None)
     assert session.begin_turn()
-    import smolui.handlers as handlers_module
+    import smolui.handlers.chat as handlers_module
 
     handlers_module.BUSY_WAIT_S, saved = 0.1, handlers_module.BUSY_WAIT_S
     try:
@@ -191,7 +191,7 @@ def test_empty_messages_do_nothing(tmp_path, message):
 
 
 def test_stream_to_gradio_yields_the_turn_as_it_grows(tmp_path):
-    from smolui.gradio_ui import stream_to_gradio
+    from smolui.app.gradio_ui import stream_to_gradio
 
     agent = CodeAgent(
         [],
@@ -243,7 +243,7 @@ def test_clear_during_a_turn_leaves_nothing_of_it_behind(tmp_path):
 
 
 def test_long_chats_get_fewer_page_updates(tmp_path, monkeypatch):
-    from smolui import turn_runner as module
+    from smolui.turns import runner as module
 
     assert module.update_interval(0) == module.UPDATE_INTERVAL_S
     assert module.update_interval(250) == pytest.approx(0.5)

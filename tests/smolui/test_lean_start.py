@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # Runs in a fresh interpreter: the test process may have imported IPython or mcp already.
 PROBE = """
 import importlib, json, sys
-from smolui.gradio_import import unused_integrations_hidden
+from smolui.app.gradio_import import unused_integrations_hidden
 
 def importable(name):
     try:

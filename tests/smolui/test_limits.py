@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from smolui.limits import (
+from smolui.store.usage import StoreLedger
+from smolui.turns.limits import (
     DAY_S,
     MB,
     Limits,
@@ -16,8 +17,7 @@ from smolui.limits import (
     subjects_for,
     window_start,
 )
-from smolui.store.usage import StoreLedger
-from smolui.turn_queue import QueueRefusal, TurnQueue, queue_message
+from smolui.turns.queue import QueueRefusal, TurnQueue, queue_message
 
 # 2026-11-23 14:40:00 UTC: 20 minutes before the hour, 9 h 20 min before the day resets.
 NOW = datetime(2026, 11, 23, 14, 40, tzinfo=UTC).timestamp()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
-from smolui.live_turn import LiveTurn
+from smolui.turns.live import LiveTurn
 
 
 def chat(text: str) -> list[dict]:

@@ -5,12 +5,11 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from agents.code_agent import CodeAgent
-from agents.memory import TaskStep
+from agents.loop.code_agent import CodeAgent
+from agents.memory.steps import TaskStep
 from agents.models.scripted import ScriptedModel, ScriptedReply
-from smolui.attachments import refused_chip
-from smolui.handlers import ChatHandlers, HandlerConfig
-from smolui.message_actions import (
+from smolui.handlers.chat import ChatHandlers, HandlerConfig
+from smolui.handlers.message_actions import (
     EMPTY_EDIT,
     NO_EDIT_WITH_FILES,
     NOTHING_TO_RETRY,
@@ -20,12 +19,13 @@ from smolui.message_actions import (
     RETRY_ALREADY_WAITING,
     STILL_RUNNING,
     MessageActions,
-    answering_panel,
     last_user_turn,
     text_only,
 )
-from smolui.panel import RUNNING
+from smolui.render.attachments import refused_chip
+from smolui.render.panel import RUNNING
 from smolui.sessions import SessionRegistry
+from smolui.ui.message_actions import answering_panel
 from smolui.uploads import UploadPolicy
 
 RULES = {
@@ -265,8 +265,8 @@ def test_a_started_retry_or_edit_shows_the_panel_answering(tmp_path):
 
 
 def test_an_edited_first_message_retitles_the_conversation_unless_renamed(tmp_path):
-    from smolui.conversations import ConversationHandlers
-    from smolui.keeper import ConversationKeeper
+    from smolui.conversations.keeper import ConversationKeeper
+    from smolui.handlers.conversations import ConversationHandlers
     from smolui.store import open_store
 
     rules = {"apples": ["<code>\nfinal_answer('a')\n</code>"], "pears": RULES["one"]}

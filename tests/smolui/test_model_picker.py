@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 from agents.errors import AgentConfigError
-from smolui.conversations import ConversationHandlers
-from smolui.factory import AgentFactory
-from smolui.handlers import ChatHandlers, HandlerConfig
-from smolui.keeper import ConversationKeeper
-from smolui.model_picker import DEFAULT_CHOICE, model_choices
+from smolui.app.factory import AgentFactory
+from smolui.app.settings import Settings, settings_from_args
+from smolui.conversations.keeper import ConversationKeeper
+from smolui.handlers.chat import ChatHandlers, HandlerConfig
+from smolui.handlers.conversations import ConversationHandlers
 from smolui.sessions import SessionRegistry
-from smolui.settings import Settings, settings_from_args
+from smolui.sessions.model_choice import DEFAULT_CHOICE, model_choices
 from smolui.store import open_store
 from smolui.uploads import UploadPolicy
 

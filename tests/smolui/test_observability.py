@@ -12,7 +12,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from agents import ActionStep, CodeAgent, PlanningStep, ScriptedModel
 from agents.errors import AgentExecutionError
 from agents.models.messages import TokenUsage
-from smolui.model_loader import ModelLoader
+from smolui.app.model_loader import ModelLoader
 from smolui.observability.health import model_check, readiness, store_check
 from smolui.observability.metrics import AppMetrics
 from smolui.store import StoreUnavailableError
@@ -39,9 +39,9 @@ def app(tmp_path_factory, receiver):
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
-    from agents.otel import OtelTracer
-    from smolui.gradio_ui import GradioUI
-    from smolui.settings import Settings
+    from agents.observability.otel import OtelTracer
+    from smolui.app.gradio_ui import GradioUI
+    from smolui.app.settings import Settings
 
     provider = TracerProvider()
     exporter = OTLPSpanExporter(f"{receiver.endpoint}/v1/traces")

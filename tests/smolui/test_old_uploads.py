@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from smolui.keeper import attach_store
+from smolui.app.settings import Settings
+from smolui.conversations.keeper import attach_store
 from smolui.sessions import SessionRegistry
-from smolui.settings import Settings
 from smolui.store import UploadInfo, open_store
 from smolui.store.old_uploads import move_old_uploads
 from smolui.uploads.folders import owner_folder

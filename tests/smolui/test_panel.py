@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from agents.code_agent import CodeAgent
+from agents.loop.code_agent import CodeAgent
 from agents.models.scripted import ScriptedModel
-from smolui.panel import IDLE, RUNNING, describe_isolation, side_panel
+from smolui.render.panel import IDLE, RUNNING, describe_isolation, side_panel
 
 
 def test_before_the_first_message_the_panel_says_what_will_happen():

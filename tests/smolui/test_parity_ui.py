@@ -8,7 +8,7 @@ from pathlib import Path
 
 from agents import CodeAgent, ScriptedModel
 from smolui import GradioUI
-from smolui.handlers import ChatHandlers
+from smolui.handlers.chat import ChatHandlers
 
 STEP = "Thought: keep going.\n<code>\nprint('step')\n</code>"
 ANSWER = "Thought: done.\n<code>\nfinal_answer('finished')\n</code>"

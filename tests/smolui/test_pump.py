@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
-from smolui.pump import EventPump
+from smolui.turns.pump import EventPump
 
 
 def slow_events(count: int, pause: float):

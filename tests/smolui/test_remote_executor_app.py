@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from agents.executors.remote import JupyterExecutor
-from smolui.factory import AgentFactory
-from smolui.panel import side_panel
-from smolui.settings import Settings, settings_from_args
+from smolui.app.factory import AgentFactory
+from smolui.app.settings import Settings, settings_from_args
+from smolui.render.panel import side_panel
 
 
 def test_flags_and_environment_choose_a_jupyter_gateway():

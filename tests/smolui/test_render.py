@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agents.errors import AgentExecutionError, AgentParsingError
 from agents.events import SubAgentEvent
-from agents.memory import (
+from agents.memory.steps import (
     ActionOutput,
     ActionStep,
     FinalAnswerStep,
@@ -14,7 +14,7 @@ from agents.memory import (
     ToolOutput,
 )
 from agents.models.messages import ChatMessage, ChatMessageStreamDelta, TokenUsage
-from smolui.render import (
+from smolui.render.messages import (
     fenced,
     render_action_step,
     render_final_answer,
@@ -22,7 +22,7 @@ from smolui.render import (
     render_planning_step,
     thought_text,
 )
-from smolui.turn_view import TurnView
+from smolui.turns.view import TurnView
 
 CODE = "x = 6 * 7\nprint(x)"
 OUTPUT = f"Thought: I multiply.\n<code>\n{CODE}\n</code>"

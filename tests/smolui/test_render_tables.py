@@ -9,8 +9,8 @@ import re
 import pytest
 
 from agents.executors.previews import MAX_ROWS, as_table, table_from_tree, table_tree
-from agents.memory import ActionStep
-from smolui.render import render_action_step, render_final_answer
+from agents.memory.steps import ActionStep
+from smolui.render.messages import render_action_step, render_final_answer
 
 pd = pytest.importorskip("pandas")
 

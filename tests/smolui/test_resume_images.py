@@ -12,9 +12,9 @@ from pathlib import Path
 
 from PIL import Image
 
-from agents.code_agent import CodeAgent
-from agents.image_budget import REDUCED_SIDE, keep_images_within, step_pixels
-from agents.memory import ActionStep, Timing
+from agents.loop.code_agent import CodeAgent
+from agents.memory.image_budget import REDUCED_SIDE, keep_images_within, step_pixels
+from agents.memory.steps import ActionStep, Timing
 from agents.models.scripted import ScriptedModel
 from smolui.sessions import SessionRegistry
 from smolui.store import open_store

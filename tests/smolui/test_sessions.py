@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from agents.code_agent import CodeAgent
 from agents.executors.local import LocalPythonExecutor
-from agents.memory import TaskStep
+from agents.loop.code_agent import CodeAgent
+from agents.memory.steps import TaskStep
 from agents.models.scripted import ScriptedModel
-from smolui.factory import SingleAgentFactory, as_factory
+from smolui.app.factory import SingleAgentFactory, as_factory
 from smolui.sessions import (
     SessionCapacityError,
     SessionRegistry,

@@ -9,7 +9,7 @@ import pytest
 
 from agents import CodeAgent, ScriptedModel
 from agents.errors import AgentExecutionError
-from smolui.factory import as_factory
+from smolui.app.factory import as_factory
 
 
 def test_each_conversation_gets_its_own_agent():

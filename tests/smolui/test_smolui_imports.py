@@ -8,8 +8,8 @@ import sys
 
 def test_importing_smolui_does_not_import_gradio():
     code = (
-        "import sys, smolui, smolui.render, smolui.turn_view, smolui.sessions, smolui.handlers, "
-        "smolui.conversations, smolui.settings, smolui.export\n"
+        "import sys, smolui, smolui.render.messages, smolui.turns.view, smolui.sessions, smolui.handlers.chat, "
+        "smolui.handlers.conversations, smolui.app.settings, smolui.render.export\n"
         "from smolui import GradioUI, stream_to_gradio\n"
         "assert callable(GradioUI) and callable(stream_to_gradio)\n"
         "print('gradio' in sys.modules)"

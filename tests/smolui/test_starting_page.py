@@ -13,8 +13,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from smolui.app.starting_page import HOLD_S, StartingPage
 from smolui.observability.server import AppServer
-from smolui.starting_page import HOLD_S, StartingPage
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -88,8 +88,8 @@ def test_the_app_serves_on_the_handed_over_socket_without_refusing_anyone(starti
 def test_the_model_starts_loading_only_when_asked_after_serving(tmp_path):
     import app
     from agents.models.scripted import ScriptedModel
-    from smolui.model_loader import ModelLoader
-    from smolui.settings import Settings
+    from smolui.app.model_loader import ModelLoader
+    from smolui.app.settings import Settings
 
     built = threading.Event()
 

@@ -5,16 +5,16 @@ from __future__ import annotations
 import unicodedata
 
 from agents.errors import AgentExecutionError, AgentMaxStepsError
-from agents.memory import ActionStep, FinalAnswerStep, Timing, ToolCall
+from agents.memory.steps import ActionStep, FinalAnswerStep, Timing, ToolCall
 from agents.models.messages import TokenUsage
-from smolui.render import render_action_step, render_notice
-from smolui.step_summary import (
+from smolui.render.messages import render_action_step, render_notice
+from smolui.render.step_summary import (
     clean_observations,
     printed_lines,
     step_summary,
     turn_outcome,
 )
-from smolui.turn_view import TurnView
+from smolui.turns.view import TurnView
 
 CODE = "import math\n\nx = math.sqrt(16)\nprint(x)\nprint(x * 2)"
 

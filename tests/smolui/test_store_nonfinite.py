@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from agents.memory import ActionStep, TaskStep, Timing
-from agents.memory_io import steps_from_data, steps_to_data
+from agents.memory.io import steps_from_data, steps_to_data
+from agents.memory.steps import ActionStep, TaskStep, Timing
 from agents.models.messages import ChatMessage, ChatMessageToolCall, ToolCallFunction
 from smolui.store import open_store
 from smolui.store.json_codec import MARKER, dumps, loads

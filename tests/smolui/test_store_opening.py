@@ -17,8 +17,8 @@ ROOT = Path(__file__).resolve().parents[2]
 # A fresh interpreter: the test process has imported SQLAlchemy already.
 PROBE = """
 import json, sys
-from smolui.gradio_ui import GradioUI
-from smolui.settings import Settings
+from smolui.app.gradio_ui import GradioUI
+from smolui.app.settings import Settings
 
 data = sys.argv[1]
 limits = {"turns_per_day": 5} if "--limits" in sys.argv else {}

@@ -7,7 +7,7 @@ import json
 import pytest
 from sqlalchemy import event, text
 
-from agents.memory_io import MemoryFormatError, steps_from_data
+from agents.memory.io import MemoryFormatError, steps_from_data
 from smolui.store import database, migrate, open_store
 
 

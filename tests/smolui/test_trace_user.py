@@ -15,7 +15,7 @@ ANSWER = "<code>\nfinal_answer('hi there')\n</code>"
 
 @pytest.fixture
 def traced_handlers(tmp_path):
-    from smolui.handlers import ChatHandlers, HandlerConfig
+    from smolui.handlers.chat import ChatHandlers, HandlerConfig
     from smolui.sessions import SessionRegistry
     from smolui.uploads import UploadPolicy
 

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from agents.code_agent import CodeAgent
+from agents.loop.code_agent import CodeAgent
 from agents.models.scripted import ScriptedModel
-from smolui.conversations import ConversationHandlers
-from smolui.keeper import ConversationKeeper
+from smolui.conversations.keeper import ConversationKeeper
+from smolui.conversations.transcript_import import IMPORTED_NOTE
+from smolui.handlers.conversations import ConversationHandlers
 from smolui.sessions import SessionRegistry
 from smolui.store import open_store
-from smolui.transcript_import import IMPORTED_NOTE
 
 
 def agent() -> CodeAgent:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import threading
 
-from agents.code_agent import CodeAgent
-from agents.memory import ActionStep
+from agents.loop.code_agent import CodeAgent
+from agents.memory.steps import ActionStep
 from agents.models.scripted import ScriptedModel
-from smolui.gradio_ui import stream_to_gradio
-from smolui.turn import STOPPED_NOTE, AgentTurn, TurnRequest
+from smolui.app.gradio_ui import stream_to_gradio
+from smolui.turns.turn import STOPPED_NOTE, AgentTurn, TurnRequest
 
 STEP = "Thought: again.\n<code>\nprint('step')\n</code>"
 ANSWER = "<code>\nfinal_answer(sum(values))\n</code>"

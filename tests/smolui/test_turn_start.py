@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from agents.code_agent import CodeAgent
+from agents.loop.code_agent import CodeAgent
 from agents.models.scripted import ScriptedModel
-from smolui.conversations import INTERRUPTED_NOTE
+from smolui.handlers.conversations import INTERRUPTED_NOTE
 from smolui.sessions import SessionRegistry
 from smolui.store import open_store
 from tests.smolui.app_process import AppProcess
@@ -85,10 +85,10 @@ def test_the_message_is_kept_before_the_agent_or_the_model_has_done_anything(sto
 
 
 def test_a_refused_turn_keeps_the_message_with_the_reason_and_stops_followers(store_url, data):
-    from smolui.admission import TurnAdmission
     from smolui.auth import Identity
-    from smolui.limits import Limits, MemoryLedger, UsageLimiter
-    from smolui.turn_queue import TurnQueue
+    from smolui.turns.admission import TurnAdmission
+    from smolui.turns.limits import Limits, MemoryLedger, UsageLimiter
+    from smolui.turns.queue import TurnQueue
 
     app = App(store_url, data, threading.Event())
     app.gate.set()

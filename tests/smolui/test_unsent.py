@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agents.code_agent import CodeAgent
+from agents.loop.code_agent import CodeAgent
 from agents.models.scripted import ScriptedModel
-from smolui.handlers import GIVEN_BACK_NOTICE
+from smolui.handlers.chat import GIVEN_BACK_NOTICE
 from smolui.sessions import SessionRegistry
 from smolui.store import open_store
-from smolui.unsent import TOKEN_KEY, UnsentMessages
+from smolui.turns.unsent import TOKEN_KEY, UnsentMessages
 from tests.smolui.app_process import AppProcess
 
 ANSWER = "<code>\nfinal_answer('Noted.')\n</code>"

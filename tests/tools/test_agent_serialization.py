@@ -15,7 +15,7 @@ import pytest
 from test_hub import MeanTool, hypotenuse
 
 from agents import CodeAgent, ScriptedModel, ScriptedReply, ToolCallingAgent
-from agents.serialization import (
+from agents.persistence.serialization import (
     agent_from_dict,
     agent_from_folder,
     agent_to_dict,
@@ -201,7 +201,7 @@ def test_save_leaves_executor_credentials_out(tmp_path: Path, caplog) -> None:
         executor_type="jupyter",
         executor_kwargs={"url": "http://127.0.0.1:9", "token": "s3cret-token", "timeout": 5},
     )
-    with caplog.at_level("WARNING", logger="agents.serialization"):
+    with caplog.at_level("WARNING", logger="agents.persistence.serialization"):
         agent.save(tmp_path / "saved")
     saved = "".join(p.read_text() for p in (tmp_path / "saved").rglob("*") if p.is_file())
     assert "s3cret-token" not in saved

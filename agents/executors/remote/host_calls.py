@@ -13,7 +13,7 @@ from typing import Any
 
 from agents.executors.tool_calls import run_tool_call
 from agents.executors.values import decode_value
-from agents.tool_spans import active_span
+from agents.observability.tool_spans import active_span
 
 
 class HostCalls:

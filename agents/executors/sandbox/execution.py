@@ -23,7 +23,7 @@ from agents.executors.sandbox.channel import (
 from agents.executors.sandbox.process import LOST, WorkerLost, WorkerProcess
 from agents.executors.sandbox.watch import WorkerWatch
 from agents.executors.tool_calls import run_tool_call
-from agents.tool_spans import active_span
+from agents.observability.tool_spans import active_span
 
 _WATCH_INTERVAL = 0.25
 _MAX_STALE_FRAMES = 100  # frames answering no current request, dropped, per execution

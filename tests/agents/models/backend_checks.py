@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.code_agent import CodeAgent
-from agents.memory import ActionStep
+from agents.loop.code_agent import CodeAgent
+from agents.memory.steps import ActionStep
 
 TASK = "What is 6 times 7? Answer with final_answer."
 

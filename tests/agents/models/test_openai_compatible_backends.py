@@ -7,7 +7,6 @@ import pytest
 from backend_checks import TASK, assert_agent_step_ran, run_one_code_agent_step
 from model_servers import LlamaServer, free_port
 
-from agents.code_agent import CodeAgent
 from agents.errors import (
     AgentGenerationError,
     ModelProviderError,
@@ -15,6 +14,7 @@ from agents.errors import (
     ProviderServerError,
     ProviderTimeoutError,
 )
+from agents.loop.code_agent import CodeAgent
 from agents.models.inference_client import InferenceClientModel
 from agents.models.litellm_model import LiteLLMModel
 from agents.models.messages import ChatMessageStreamDelta, agglomerate_stream_deltas

@@ -1,0 +1,7 @@
+"""The ReAct loop: `MultiStepAgent`, `CodeAgent`, `ToolCallingAgent` and the parts each step
+uses (the model call, parsing the action, repairs, planning, the last answer, callbacks, final
+answer checks, managed agents and the tool set).
+
+May import: agents.errors, agents.events, agents.executors, agents.memory, agents.models,
+agents.observability, agents.persistence, agents.prompts, agents.small_model, tools.
+"""

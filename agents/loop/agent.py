@@ -1,0 +1,401 @@
+"""`MultiStepAgent`: the ReAct loop, and nothing else.
+
+Each step: memory -> messages -> model -> action -> observation -> memory. Subclasses say how
+an answer becomes an action (`_step_stream`); everything else lives here.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Generator, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, overload
+
+from agents.errors import (
+    AgentConfigError,
+    AgentError,
+    AgentGenerationError,
+    AgentInterruptedError,
+)
+from agents.events import AgentEvent
+from agents.loop import planning
+from agents.loop.agent_api import AgentApiMixin, check_grammar
+from agents.loop.callbacks import normalize_callbacks, run_callbacks
+from agents.loop.final_answer_checks import check_final_answer
+from agents.loop.model_call import call_model
+from agents.loop.run_result import collect_run
+from agents.loop.toolset import build_toolset
+from agents.memory import context, image_budget
+from agents.memory.steps import (
+    ActionOutput,
+    ActionStep,
+    AgentMemory,
+    FinalAnswerStep,
+    MemoryStep,
+    SystemPromptStep,
+    TaskStep,
+)
+from agents.models.messages import ChatMessage, ChatMessageStreamDelta
+from agents.observability.console import ConsoleLogger, LogLevel
+from agents.observability.monitoring import AgentLogger
+from agents.observability.tracing import AgentTracing, default_tracer
+from agents.persistence.mixin import PersistenceMixin
+from agents.prompts import load_prompt_templates
+
+if TYPE_CHECKING:
+    from agents.executors.base import CodeExecutor
+
+logger = logging.getLogger(__name__)
+
+
+class MultiStepAgent(PersistenceMixin, AgentApiMixin):
+    """An agent that solves a task in steps of think, act, observe.
+
+    Args:
+        tools: Tools the agent may use.
+        model: A `Model` (anything with `generate`).
+        prompt_templates: Overrides for the packaged prompt templates.
+        max_steps: Steps before the agent must answer from memory.
+        add_base_tools: Add the default toolbox.
+        verbosity_level: Console output: 0 silent, 1 steps, 2 debug.
+        managed_agents: Agents (with `name` and `description`) this agent may call.
+        step_callbacks: Called after each step with `(step, agent)`; a list, or a dict
+            from step class to list.
+        planning_interval: Plan before step 1 and then every this many steps.
+        name: Name under which a manager agent calls this agent.
+        description: What this agent does, for a manager agent.
+        provide_run_summary: As a managed agent, append a summary of its steps to its report.
+        final_answer_checks: Functions `(answer, memory) -> bool` (or taking `agent=` too);
+            a failing check becomes an error the model sees, and the run goes on.
+        return_full_result: Make `run` return a `RunResult` instead of the bare answer.
+        stream_outputs: Stream model tokens (as `ChatMessageStreamDelta` events).
+        max_context_tokens: Prompt budget in tokens; None derives it from the model's
+            context size, 0 turns trimming off.
+        instructions: Extra text appended to the system prompt.
+        logger: Console logger (an `AgentLogger`); default one at `verbosity_level`.
+        grammar: A decoding grammar sent with every model call (GBNF for llama.cpp); a
+            backend that cannot use one raises `AgentConfigError`.
+    """
+
+    prompt_file = "code_agent"
+
+    def __init__(
+        self,
+        tools: list[Any],
+        model: Any,
+        prompt_templates: dict[str, Any] | None = None,
+        max_steps: int = 20,
+        add_base_tools: bool = False,
+        verbosity_level: int = LogLevel.INFO,
+        managed_agents: list[Any] | None = None,
+        step_callbacks: list[Callable] | dict[type, Any] | None = None,
+        planning_interval: int | None = None,
+        name: str | None = None,
+        description: str | None = None,
+        provide_run_summary: bool = False,
+        final_answer_checks: list[Callable] | None = None,
+        return_full_result: bool = False,
+        stream_outputs: bool = False,
+        max_context_tokens: int | None = None,
+        instructions: str | None = None,
+        logger: ConsoleLogger | None = None,
+        grammar: Any = None,
+    ):
+        if not callable(getattr(model, "generate", None)):
+            raise AgentConfigError(
+                f"model must be a Model with a generate() method, got {model!r}."
+            )
+        if max_steps < 1:
+            raise AgentConfigError(f"max_steps must be at least 1, got {max_steps}.")
+        if planning_interval is not None and planning_interval < 1:
+            raise AgentConfigError("planning_interval must be a positive number of steps.")
+        if name is not None and not str(name).isidentifier():
+            raise AgentConfigError(f"Agent name {name!r} must be a Python identifier.")
+        self.model = model
+        self.grammar = check_grammar(model, grammar)
+        self.max_steps = max_steps
+        self.planning_interval = planning_interval
+        self.name, self.description = name, description
+        self.provide_run_summary = provide_run_summary
+        self.final_answer_checks = list(final_answer_checks or [])
+        self.return_full_result = return_full_result
+        self.stream_outputs = stream_outputs
+        self.instructions = instructions
+        self.max_context_tokens = max_context_tokens
+        self.prompt_templates = load_prompt_templates(self.prompt_file, prompt_templates)
+        self.tools, self.managed_agents = build_toolset(
+            tools, managed_agents, add_base_tools, self._base_tools_with_interpreter
+        )
+        self.step_callbacks = normalize_callbacks(step_callbacks)
+        self.logger = logger or AgentLogger(verbosity_level)
+        self.tracing = AgentTracing(default_tracer())  # spans only when OTEL_* asks
+        self.memory = AgentMemory(self.initialize_system_prompt())
+        self.state: dict[str, Any] = {}
+        self.step_number = 0
+        self.task: str | None = None
+        self._interrupt = threading.Event()
+        self._state_checkpoint: dict[str, Any] | None = None
+        self._context_windows = {mode: context.ContextWindow(mode) for mode in (False, True)}
+
+    _base_tools_with_interpreter = False
+    # Pixels of step images kept in memory across the conversation (`agents.memory.image_budget`).
+    max_kept_image_pixels = image_budget.MAX_KEPT_IMAGE_PIXELS
+
+    # -- prompts ---------------------------------------------------------------------
+
+    def initialize_system_prompt(self) -> str:
+        raise NotImplementedError
+
+    def write_memory_to_messages(self, summary_mode: bool = False) -> list[ChatMessage]:
+        """The memory as model messages, trimmed to the context budget.
+
+        Args:
+            summary_mode: Leave out the system prompt and the model's own outputs.
+        """
+        return self._context_windows[summary_mode].messages(
+            self.memory.system_prompt,
+            self.memory.steps,
+            self._context_budget(),
+            self.model.count_tokens,
+        )
+
+    def _context_budget(self) -> int:
+        if self.max_context_tokens == 0:
+            return 0
+        if self.max_context_tokens:
+            return self.max_context_tokens
+        return context.default_budget(getattr(self.model, "context_size", None))
+
+    # -- running ---------------------------------------------------------------------
+
+    @overload
+    def run(
+        self,
+        task: str,
+        stream: Literal[True],
+        reset: bool = True,
+        images: list[Any] | None = None,
+        additional_args: dict[str, Any] | None = None,
+        max_steps: int | None = None,
+        return_full_result: bool | None = None,
+        single_step: bool = False,
+    ) -> Iterator[AgentEvent]: ...
+
+    @overload
+    def run(
+        self,
+        task: str,
+        stream: Literal[False] = False,
+        reset: bool = True,
+        images: list[Any] | None = None,
+        additional_args: dict[str, Any] | None = None,
+        max_steps: int | None = None,
+        return_full_result: bool | None = None,
+        single_step: bool = False,
+    ) -> Any: ...
+
+    def run(
+        self,
+        task: str,
+        stream: bool = False,
+        reset: bool = True,
+        images: list[Any] | None = None,
+        additional_args: dict[str, Any] | None = None,
+        max_steps: int | None = None,
+        return_full_result: bool | None = None,
+        single_step: bool = False,
+    ) -> Iterator[AgentEvent] | Any:
+        """Run the agent on a task.
+
+        Args:
+            task: What to do.
+            stream: Return an iterator of `AgentEvent`s instead of the answer.
+            reset: Start a new conversation; False continues the previous one.
+            images: PIL images that come with the task.
+            additional_args: Values made available to the agent (as variables for code).
+            max_steps: Overrides the agent's `max_steps` for this run.
+            return_full_result: Return a `RunResult` (answer, steps, tokens, timing).
+            single_step: Run exactly one step and return its output.
+        """
+        if not isinstance(task, str) or not task.strip():
+            raise AgentConfigError("task must be a non-empty string.")
+        self._interrupt.clear()
+        self.task = task
+        self.memory.system_prompt = SystemPromptStep(self.initialize_system_prompt())
+        if reset:
+            self.reset()
+        self._take_checkpoint()
+        if additional_args:
+            self.state.update(additional_args)
+            task += (
+                "\nYou have been given these additional arguments, available as variables "
+                f"in your code: {', '.join(sorted(additional_args))}.\n"
+                + "\n".join(f"{k}: {_preview(v)}" for k, v in additional_args.items())
+            )
+        self.memory.steps.append(TaskStep(task=task, task_images=list(images or []) or None))
+        self._prepare_run(additional_args or {})
+        self.logger.on_run_start(task, self.model)
+        limit = 1 if single_step else (max_steps or self.max_steps)
+        events = self._run_stream(task, limit, images, single_step)
+        events = self._logged(
+            self.tracing.run(events, self.name or type(self).__name__, self.model, task)
+        )
+        if stream:
+            return events
+        full = self.return_full_result if return_full_result is None else return_full_result
+        return collect_run(events, self.memory, full)
+
+    def _logged(self, events: Iterator[AgentEvent]) -> Iterator[AgentEvent]:
+        for event in events:
+            self.logger.on_event(event)
+            yield event
+
+    def _run_stream(
+        self, task: str, max_steps: int, images: list[Any] | None, single_step: bool
+    ) -> Generator[AgentEvent, None, None]:
+        self.step_number = 1
+        final, has_final = None, False
+        while not has_final and self.step_number <= max_steps:
+            self._check_interrupt()
+            if self._planning_due():
+                yield from planning.planning_step(self, task, max_steps)
+            step = ActionStep(step_number=self.step_number)
+            self.tracing.step_started(self.step_number)
+            try:
+                for event in self._step_stream(step):
+                    if isinstance(event, ActionOutput) and event.is_final_answer:
+                        self._check_final_answer(event.output)
+                        final, has_final = event.output, True
+                        step.action_output, step.is_final_answer = event.output, True
+                    yield event
+            except AgentGenerationError as error:
+                step.error = error
+                self._finish_step(step)
+                raise
+            except AgentError as error:
+                step.error = error
+            except GeneratorExit:
+                step.error = AgentInterruptedError("The user stopped this run.")
+                self._finish_step(step, callbacks=False)
+                raise
+            self._finish_step(step)
+            yield step
+            if single_step:
+                final, has_final = step.action_output, True
+            self.step_number += 1
+        if not has_final:
+            final = yield from planning.answer_after_max_steps(self, task, images)
+        yield FinalAnswerStep(output=final)
+
+    def _finish_step(self, step: MemoryStep, callbacks: bool = True) -> None:
+        step.timing.end_time = time.time()
+        self.memory.steps.append(step)
+        image_budget.keep_images_within(self.memory.steps, self.max_kept_image_pixels)
+        self.tracing.step_ended(step)
+        if callbacks:
+            run_callbacks(self.step_callbacks, step, self)
+
+    def _planning_due(self) -> bool:
+        interval = self.planning_interval
+        return bool(interval) and (self.step_number == 1 or (self.step_number - 1) % interval == 0)
+
+    def _check_interrupt(self) -> None:
+        if self._interrupt.is_set():
+            raise AgentInterruptedError("The run was interrupted.")
+
+    def _check_final_answer(self, answer: Any) -> None:
+        check_final_answer(self.final_answer_checks, answer, self.memory, self)
+
+    # -- model calls, shared by subclasses ---------------------------------------------
+
+    def _call_model(
+        self, messages: list[ChatMessage], **kwargs: Any
+    ) -> Generator[ChatMessageStreamDelta, None, ChatMessage]:
+        """Call the model (streaming when enabled); provider failures end the run."""
+        if self.grammar is not None:
+            kwargs.setdefault("grammar", self.grammar)
+        calls = call_model(self.model, messages, self.stream_outputs, self._interrupt, **kwargs)
+        return (yield from self.tracing.model_call(calls, self.model, messages))
+
+    # -- the agent's lifecycle, as a UI or a library user drives it --------------------
+
+    @property
+    def executor(self) -> CodeExecutor | None:
+        """What runs the agent's code; None for an agent that only calls tools."""
+        return None
+
+    def warm_up(self) -> None:
+        """Start what the first step would otherwise wait for (e.g. the code worker)."""
+
+    def grant_read_paths(self, paths: Sequence[str | Path]) -> None:
+        """Let the agent's code read these folders (replacing those granted before).
+
+        Args:
+            paths: Folders the code may read; an empty list takes every grant back.
+        """
+
+    def reset(self) -> None:
+        """Forget the conversation: memory, state and the executor's variables."""
+        self.memory.reset()
+        self.state = {}
+        self._state_checkpoint = None
+        if self.executor is not None:
+            self.executor.reset()
+
+    def undo_last_turn(self) -> bool:
+        """Forget the last task: its steps leave memory, and the state and the code's
+        variables go back to what they were when its run started.
+
+        Variables go back one run only: undoing again (or undoing a conversation restored
+        into memory) drops steps from memory and leaves the variables as they are.
+        Returns False, changing nothing, when memory holds no task.
+        """
+        steps = self.memory.steps
+        last = next(
+            (i for i in range(len(steps) - 1, -1, -1) if isinstance(steps[i], TaskStep)), None
+        )
+        if last is None:
+            return False
+        del steps[last:]
+        if self._state_checkpoint is not None:
+            self.state = self._state_checkpoint
+            self._state_checkpoint = None
+        if self.executor is not None:
+            try:
+                self.executor.rollback()
+            except Exception:  # the next execution reports a broken executor to the model
+                logger.warning("rolling the executor's variables back failed", exc_info=True)
+        return True
+
+    def interrupt(self) -> None:
+        """Stop the current run at the next step boundary (or during model streaming)."""
+        self._interrupt.set()
+
+    def _take_checkpoint(self) -> None:
+        """Remember state and the code's variables as they are before a run, for undo."""
+        self._state_checkpoint = dict(self.state)
+        if self.executor is not None:
+            self.executor.checkpoint()
+
+    # -- hooks for subclasses --------------------------------------------------------
+
+    def _step_stream(self, step: ActionStep) -> Generator[AgentEvent, None, None]:
+        """Fill `step` from one model call and its action, yielding events as they happen."""
+        raise NotImplementedError
+
+    def _prepare_run(self, additional_args: dict[str, Any]) -> None:
+        """Make state and tools available before the first step (e.g. to an executor)."""
+
+    def close(self) -> None:
+        """Release resources (executors, tools' workers); do not use the agent afterwards."""
+        for tool in self.tools.values():
+            closer = getattr(tool, "close", None)
+            if callable(closer):
+                closer()
+
+
+def _preview(value: Any, limit: int = 200) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."

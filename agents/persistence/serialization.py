@@ -1,0 +1,361 @@
+"""Save and load agents: a dict, a folder, a Hub Space.
+
+A saved agent is a folder:
+
+```
+agent.json          class, settings, model, tool names, managed agent names
+prompts.yaml        the prompt templates
+tools/<name>.py     one self-contained file per tool
+managed_agents/<name>/   each managed agent, saved the same way
+requirements.txt    third-party modules the tools import
+app.py              serves the agent with smolui's chat UI
+```
+
+Loading runs the tools' code, so it refuses unless `trust_remote_code=True`.
+`MultiStepAgent.to_dict/from_dict/save/from_folder/push_to_hub/from_hub` call these functions.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from agents.errors import AgentConfigError
+from agents.models.base import Model
+
+logger = logging.getLogger(__name__)
+
+FORMAT = "smolui-agent/1"
+
+# constructor arguments saved as they are, when the agent has them
+_COMMON = (
+    "max_steps",
+    "planning_interval",
+    "name",
+    "description",
+    "provide_run_summary",
+    "return_full_result",
+    "stream_outputs",
+    "max_context_tokens",
+    "instructions",
+)
+_CODE_AGENT = (
+    "additional_authorized_imports",
+    "executor_type",
+    "executor_kwargs",
+    "use_structured_outputs_internally",
+    "code_block_tags",
+)
+
+_APP = '''"""Serves the agent saved in this folder with smolui's chat UI (one agent per chat)."""
+
+from pathlib import Path
+
+from agents.persistence.serialization import agent_from_folder
+from smolui import GradioUI
+from smolui.app.settings import settings_from_args
+
+FOLDER = Path(__file__).resolve().parent
+
+
+def new_agent():
+    return agent_from_folder(FOLDER, trust_remote_code=True)
+
+
+# host, port and limits come from flags and the environment (Spaces sets GRADIO_SERVER_NAME)
+ui = GradioUI(new_agent, settings=settings_from_args())
+
+if __name__ == "__main__":
+    ui.launch()
+'''
+
+
+# -- dict ----------------------------------------------------------------------------------
+
+
+def agent_to_dict(agent: Any, include_code: bool = True) -> dict[str, Any]:
+    """Describe an agent as JSON-ready data.
+
+    Args:
+        agent: A `MultiStepAgent`.
+        include_code: Put each tool's source and each managed agent's full dict inside
+            (what `from_dict` needs); `save` leaves them to separate files.
+    """
+    from tools.tool_source import third_party_modules, tool_source
+
+    data: dict[str, Any] = {"format": FORMAT, "class": type(agent).__name__}
+    for key in _COMMON + (_CODE_AGENT if hasattr(agent, "executor_type") else ()):
+        if hasattr(agent, key):
+            value = getattr(agent, key)
+            data[key] = _plain(_without_secrets(value) if key == "executor_kwargs" else value, key)
+    level = getattr(getattr(agent, "logger", None), "level", None)
+    if level is not None:
+        data["verbosity_level"] = int(level)
+    data["model"] = _model_to_dict(agent.model)
+    data["prompt_templates"] = agent.prompt_templates
+    tools = _saved_tools(agent)
+    data["tools"] = [t.name for t in tools]
+    requirements: set[str] = set()
+    sources = {}
+    for tool in tools:
+        sources[tool.name] = tool_source(tool)
+        requirements.update(third_party_modules(sources[tool.name]))
+    managed = {name: entry.agent for name, entry in agent.managed_agents.items()}
+    data["managed_agents"] = {name: type(sub).__name__ for name, sub in managed.items()}
+    if include_code:
+        data["tool_code"] = sources
+        data["managed_agent_dicts"] = {n: agent_to_dict(sub) for n, sub in managed.items()}
+    data["requirements"] = sorted(requirements)
+    return data
+
+
+def agent_from_dict(
+    agent_dict: dict[str, Any], trust_remote_code: bool = False, **kwargs: Any
+) -> Any:
+    """Build an agent from `agent_to_dict`'s output.
+
+    Args:
+        agent_dict: The description.
+        trust_remote_code: Must be True when the description carries tool code.
+        **kwargs: Constructor arguments that replace the saved ones (e.g. `model=`).
+    """
+    from agents.persistence.smolagents_format import from_smolagents_dict
+
+    agent_dict = from_smolagents_dict(agent_dict)
+    codes = agent_dict.get("tool_code", {})
+    if codes:
+        from tools.hub import require_trust
+
+        require_trust(f"the agent's tools ({', '.join(codes)})", trust_remote_code)
+    tools = [_tool_from_source(name, code) for name, code in codes.items()]
+    managed = [
+        agent_from_dict(sub, trust_remote_code=trust_remote_code)
+        for sub in agent_dict.get("managed_agent_dicts", {}).values()
+    ]
+    return _build(agent_dict, tools, managed, kwargs)
+
+
+def _build(data: dict[str, Any], tools: list[Any], managed: list[Any], overrides: dict) -> Any:
+    cls = agent_class(data.get("class", "CodeAgent"))
+    keys = (*_COMMON, *_CODE_AGENT, "verbosity_level")
+    init: dict[str, Any] = {k: data[k] for k in keys if k in data}
+    if "code_block_tags" in init:
+        init["code_block_tags"] = tuple(init["code_block_tags"])
+    init["prompt_templates"] = data.get("prompt_templates")
+    init.update(tools=tools, managed_agents=managed or None)
+    if "model" not in overrides:
+        init["model"] = model_from_dict(data["model"])
+    init.update(overrides)
+    return cls(**init)
+
+
+# -- folder --------------------------------------------------------------------------------
+
+
+def save_agent(agent: Any, output_dir: str | Path) -> Path:
+    """Write the agent to a folder (see the module docstring for the layout).
+
+    Args:
+        agent: A `MultiStepAgent`.
+        output_dir: The folder (created if needed).
+    """
+    import yaml
+
+    folder = Path(output_dir)
+    (folder / "tools").mkdir(parents=True, exist_ok=True)
+    data = agent_to_dict(agent, include_code=True)
+    for name, code in data.pop("tool_code").items():
+        (folder / "tools" / f"{name}.py").write_text(code, encoding="utf-8")
+    data.pop("managed_agent_dicts")
+    requirements = set(data["requirements"])
+    for name, entry in agent.managed_agents.items():
+        save_agent(entry.agent, folder / "managed_agents" / name)
+        sub = (folder / "managed_agents" / name / "requirements.txt").read_text().split()
+        requirements.update(sub)
+    prompts = data.pop("prompt_templates")
+    (folder / "prompts.yaml").write_text(
+        yaml.safe_dump(prompts, sort_keys=False, allow_unicode=True, width=100), encoding="utf-8"
+    )
+    (folder / "agent.json").write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    (folder / "requirements.txt").write_text("".join(f"{r}\n" for r in sorted(requirements)))
+    (folder / "app.py").write_text(_APP, encoding="utf-8")
+    return folder
+
+
+def agent_from_folder(folder: str | Path, trust_remote_code: bool = False, **kwargs: Any) -> Any:
+    """Load an agent saved by `save_agent`.
+
+    Args:
+        folder: The folder.
+        trust_remote_code: Must be True when the folder holds tools (their code runs).
+        **kwargs: Constructor arguments that replace the saved ones (e.g. `model=`).
+    """
+    import yaml
+
+    from tools.hub import require_trust, tool_from_file
+
+    folder = Path(folder)
+    if not (folder / "agent.json").is_file():
+        raise AgentConfigError(f"{folder} has no agent.json; it is not a saved agent.")
+    from agents.persistence.smolagents_format import from_smolagents_dict
+
+    data = from_smolagents_dict(json.loads((folder / "agent.json").read_text(encoding="utf-8")))
+    prompts = folder / "prompts.yaml"
+    if prompts.is_file():
+        data["prompt_templates"] = yaml.safe_load(prompts.read_text(encoding="utf-8"))
+    files = [folder / "tools" / f"{name}.py" for name in data.get("tools", [])]
+    missing = [str(f) for f in files if not f.is_file()]
+    if missing:
+        raise AgentConfigError(f"The saved agent lacks tool files: {', '.join(missing)}.")
+    if files:
+        require_trust(f"the agent in {folder} (its tools/ folder)", trust_remote_code)
+    tools = [tool_from_file(f) for f in files]
+    managed = [
+        agent_from_folder(folder / "managed_agents" / name, trust_remote_code)
+        for name in data.get("managed_agents", {})
+    ]
+    return _build(data, tools, managed, kwargs)
+
+
+# -- Hub -----------------------------------------------------------------------------------
+
+
+def push_agent_to_hub(
+    agent: Any,
+    repo_id: str,
+    commit_message: str = "Upload agent",
+    private: bool | None = None,
+    token: bool | str | None = None,
+    create_pr: bool = False,
+) -> str:
+    """Save the agent to a temporary folder and upload it to a Space; returns the commit URL.
+
+    Args:
+        agent: The agent.
+        repo_id: The Space id, e.g. `"user/my-agent"`.
+        commit_message: The commit message.
+        private: Create the Space private.
+        token: A Hugging Face token.
+        create_pr: Open a pull request instead of committing.
+    """
+    from tools.hub import upload_folder_to_hub
+
+    with tempfile.TemporaryDirectory() as folder:
+        save_agent(agent, folder)
+        return upload_folder_to_hub(folder, repo_id, commit_message, private, token, create_pr)
+
+
+def agent_from_hub(
+    repo_id: str, token: str | None = None, trust_remote_code: bool = False, **kwargs: Any
+) -> Any:
+    """Download a saved agent from a Space and load it.
+
+    Args:
+        repo_id: The Space id.
+        token: A Hugging Face token for private Spaces.
+        trust_remote_code: Must be True: loading runs the agent's tool code.
+        **kwargs: Hub download options (`revision`, `cache_dir`, ...); the rest replace the
+            saved constructor arguments.
+    """
+    from tools.hub import _HUB_KWARGS, download_from_hub, require_trust
+
+    require_trust(f"the agent {repo_id!r}", trust_remote_code)
+    hub_kwargs = {k: kwargs.pop(k) for k in _HUB_KWARGS if k in kwargs}
+    folder = download_from_hub(repo_id, token=token, **hub_kwargs)
+    return agent_from_folder(folder, trust_remote_code=True, **kwargs)
+
+
+# -- pieces --------------------------------------------------------------------------------
+
+
+def agent_class(name: str) -> type:
+    """The agent class saved under `name` (CodeAgent, ToolCallingAgent, ...).
+
+    Args:
+        name: The class name.
+    """
+    import agents
+
+    if name not in ("CodeAgent", "ToolCallingAgent", "MultiStepAgent"):
+        raise AgentConfigError(f"Unknown agent class {name!r} in the saved agent.")
+    return getattr(agents, name)
+
+
+def model_from_dict(data: dict[str, Any]) -> Any:
+    """Rebuild a model from `Model.to_dict()` output (`{"class": ..., "model_id": ...}`).
+
+    Args:
+        data: The model description.
+    """
+    import agents
+
+    data = dict(data)
+    name = data.pop("class", None)
+    cls = getattr(agents, name, None) if isinstance(name, str) else None
+    if cls is None or not callable(getattr(cls, "generate", None)):
+        raise AgentConfigError(
+            f"The saved agent's model class {name!r} is unknown; pass model=... when loading."
+        )
+    if isinstance(cls, type) and issubclass(cls, Model):
+        return cls.from_dict(data)
+    return cls(**data)
+
+
+def _model_to_dict(model: Any) -> dict[str, Any]:
+    if callable(getattr(model, "to_dict", None)):
+        return model.to_dict()
+    return {"class": type(model).__name__, "model_id": getattr(model, "model_id", None)}
+
+
+def _saved_tools(agent: Any) -> list[Any]:
+    from tools.final_answer import FinalAnswerTool
+
+    # the default final_answer is added back by every agent; a custom one is saved
+    return [t for t in agent.tools.values() if type(t) is not FinalAnswerTool]
+
+
+def _tool_from_source(name: str, code: str) -> Any:
+    from tools.hub import tool_from_file
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"{name}.py"
+        path.write_text(code, encoding="utf-8")
+        return tool_from_file(path)
+
+
+_SECRET_NAMES = ("token", "api_key", "key", "secret", "password")
+
+
+def _without_secrets(executor_kwargs: dict[str, Any]) -> dict[str, Any]:
+    """`executor_kwargs` less its credentials: a saved folder is shared (Hub, Spaces, git).
+
+    Args:
+        executor_kwargs: The agent's executor arguments.
+    """
+    kept, dropped = {}, []
+    for name, value in executor_kwargs.items():
+        if any(name == word or name.endswith("_" + word) for word in _SECRET_NAMES):
+            dropped.append(name)
+        else:
+            kept[name] = value
+    if dropped:
+        logger.warning(
+            "Not saved with the agent: executor_kwargs %s (credentials). Where the agent is "
+            "loaded, give them through the environment (SMOLUI_EXECUTOR_TOKEN for a Jupyter "
+            "gateway, E2B_API_KEY, MODAL_TOKEN_ID/MODAL_TOKEN_SECRET) or pass them again.",
+            ", ".join(sorted(dropped)),
+        )
+    return kept
+
+
+def _plain(value: Any, key: str) -> Any:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError) as error:
+        raise AgentConfigError(
+            f"Cannot save the agent: its {key} ({value!r}) is not plain JSON data."
+        ) from error
+    return list(value) if isinstance(value, tuple) else value

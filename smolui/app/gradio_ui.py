@@ -1,0 +1,323 @@
+"""`GradioUI` (the whole app) and `stream_to_gradio` (for people who build their own Blocks)."""
+
+from __future__ import annotations
+
+import functools
+import logging
+import secrets
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from agents.loop.agent import MultiStepAgent
+from smolui.app.factory import AgentOrFactory, as_factory
+from smolui.app.settings import Settings
+from smolui.app.ui_compat import GradioUIApiMixin
+from smolui.render.media import MediaSink, media_root
+from smolui.render.messages import Message
+from smolui.sessions import SessionRegistry
+
+logger = logging.getLogger(__name__)
+
+MB = 1024 * 1024
+QUEUE_POLL_S = 0.01  # how often gradio's queue looks for waiting events (its default: 1 ms)
+PROGRESS_POLL_S = 0.05  # how often it looks for progress updates (its default: 10 ms)
+
+
+class GradioUI(GradioUIApiMixin):
+    """A chat app around an agent: one agent per conversation, streamed steps, uploads.
+
+    Args:
+        agent: A function returning a new agent (called once per conversation, with the
+            conversation's upload folder if it takes an argument), or an agent instance
+            (then one conversation at a time uses it, or clones of it).
+        file_upload_folder: Root of the per-conversation upload folders (None: "uploads").
+        reset_agent_memory: Start every turn with an empty memory instead of continuing
+            the conversation.
+        settings: App settings (limits, sessions, host, port...); defaults otherwise. Without
+            settings, each turn runs up to the agent's own `max_steps`.
+        model_label: Returns the model's name for the side panel.
+        examples: Example prompts (`{"text", "files"}` dicts); None for the defaults.
+        title: The page title.
+    """
+
+    def __init__(
+        self,
+        agent: AgentOrFactory,
+        file_upload_folder: str | Path | None = None,
+        reset_agent_memory: bool = False,
+        settings: Settings | None = None,
+        model_label: Callable[[], str] | None = None,
+        examples: list[dict[str, Any]] | None = None,
+        title: str = "smolui",
+    ):
+        agent_or_factory = agent
+        file_upload_folder = file_upload_folder or "uploads"
+        self.reset_agent_memory = reset_agent_memory
+        # Without app settings, a turn may take as many steps as the agent allows.
+        self.max_steps = None if settings is None else settings.max_steps
+        self._script_session: dict[str, Any] = {}
+        self.settings = settings or Settings(upload_folder=str(file_upload_folder))
+        data_dir = Path(self.settings.data_dir)
+        # The app's uploads and agent-made media live in the data folder, so a restart or
+        # another replica on the same volume finds them.
+        self.upload_root = Path(
+            file_upload_folder
+            if settings is None
+            else self.settings.upload_folder or data_dir / "uploads"
+        )
+        self.factory = as_factory(agent_or_factory)
+        self.registry = SessionRegistry(
+            self.factory,
+            upload_root=self.upload_root,
+            idle_s=self.settings.session_idle_s,
+            grace_s=self.settings.session_grace_s,
+            max_sessions=self.settings.max_sessions,
+            media_root=data_dir / "media",
+        )
+        if model_label is None and isinstance(agent_or_factory, MultiStepAgent):
+            model_id = agent_or_factory.model.model_id or "model"
+            model_label = lambda: str(model_id)  # noqa: E731
+        self.model_label = model_label or (lambda: self.settings.model)
+        self.examples = examples
+        self.title = title
+        self.demo: Any = None
+        self.store: Any = None  # a ConversationStore to use instead of the settings' one
+        self.keeper: Any = None
+        self.metrics: Any = None  # an AppMetrics, made with the app (served at /metrics)
+        self.admission: Any = None  # a TurnAdmission (sign-in, limits, queue), made with the app
+        # Name -> check for /readyz; the store's is added with the app, app.py adds the model's.
+        self.ready_checks: dict[str, Callable[[], None]] = {}
+        self.server: Any = None
+        # A bound, listening socket to serve on instead of binding host:port (app.py's
+        # starting page hands its socket over, so no connection is refused meanwhile).
+        self.listen_socket: Any = None
+
+    def handler_config(self) -> Any:
+        """What the chat handlers need from the app's settings (a `HandlerConfig`)."""
+        from smolui.handlers.chat import HandlerConfig
+        from smolui.sessions.model_choice import model_offered
+        from smolui.uploads import UploadPolicy
+
+        policy = UploadPolicy(max_file_bytes=int(self.settings.max_file_size_mb * MB))
+        return HandlerConfig(
+            policy=policy,
+            max_files=self.settings.max_files,
+            max_steps=self.max_steps,
+            executor_type=self.settings.executor,
+            model_label=self.model_label,
+            reset_agent_memory=self.reset_agent_memory,
+            model_available=functools.partial(
+                model_offered, default=self.settings.model, models=self.settings.models
+            ),
+        )
+
+    def _model_choices(self) -> list[tuple[str, str]]:
+        """The model picker's choices: `settings.models` when the app builds its own agents
+        (an `AgentFactory`); none for an agent or factory a script passed in."""
+        from smolui.app.factory import AgentFactory
+        from smolui.sessions.model_choice import model_choices
+
+        if not isinstance(self.factory, AgentFactory) or not self.settings.models:
+            return []
+        return model_choices(self.settings.model, self.settings.models)
+
+    def create_app(self) -> Any:
+        """Build the Blocks app (not launched). Returns the `gr.Blocks`."""
+        from smolui.conversations.keeper import attach_store
+        from smolui.handlers.chat import ChatHandlers
+        from smolui.handlers.conversations import ConversationHandlers
+        from smolui.observability.health import store_check
+        from smolui.observability.metrics import AppMetrics
+        from smolui.turns.admission import build_admission
+        from smolui.turns.limits import Limits
+        from smolui.ui.layout import build_layout
+        from smolui.ui.wiring import wire
+
+        config = self.handler_config()
+        policy = config.policy
+        roots = functools.partial(_served_roots, self.registry.media_root)
+        self.keeper = keeper = attach_store(self.registry, self.settings, roots, self.store)
+        # Usage limits count in the store's database: then it opens now, else on first use.
+        counted = Limits.from_settings(self.settings).active
+        self.admission = build_admission(self.settings, keeper.store if counted else None)
+        self.metrics = AppMetrics(self.registry, queue=self.admission.queue)
+        self.ready_checks.setdefault("store", lambda: store_check(keeper.store)())
+        chat = ChatHandlers(
+            self.registry, config, self.keeper, observer=self.metrics, admission=self.admission
+        )
+        conversations = ConversationHandlers(self.registry, self.keeper)
+        sign_in = self.admission.sign_in
+
+        def events(layout: Any) -> None:
+            wire(
+                layout,
+                chat,
+                conversations,
+                self.settings.concurrency,
+                self.model_label,
+                sign_in=sign_in,
+                waiting=self.settings.queue_size,
+                usage=self.admission.usage_report,
+            )
+
+        layout = build_layout(
+            self.title,
+            policy.file_types,
+            self.examples,
+            sign_in_button=sign_in.add_button,
+            models=self._model_choices(),
+            events=events,  # wired inside the Blocks: gradio builds its config once
+        )
+        self.registry.start_sweeper()
+        self.demo = layout.demo
+        return layout.demo
+
+    def open_store(self) -> None:
+        """Open the conversation store now (built with the app, it otherwise opens on first
+        use: app.py opens it once the page serves).
+
+        Raises:
+            StoreUnavailableError: The database cannot be reached or migrated.
+        """
+        if self.keeper is None:
+            self.create_app()
+        self.keeper.open()
+
+    def launch(self, share: bool | None = None, **kwargs: Any) -> Any:
+        """Build and serve the app with safe defaults (no share link, uploads never served).
+
+        The page is served by FastAPI with gradio mounted at `/`, next to `/healthz`,
+        `/readyz` and `/metrics`; blocks until Ctrl+C unless `prevent_thread_lock=True`.
+
+        Args:
+            share: Create a public link (default: the settings' `share`, False); served by
+                gradio's own server, without the health and metrics routes.
+            **kwargs: `gr.Blocks.launch` options (server_name, server_port, auth, quiet,
+                prevent_thread_lock...); one that a mounted app cannot take also falls back
+                to gradio's own server.
+        """
+        from smolui.ui.theme import apply_defaults as apply_theme_defaults
+
+        demo = self.demo or self.create_app()
+        demo.queue(default_concurrency_limit=self.settings.concurrency)
+        _calm_queue_polling(demo)
+        self.upload_root.mkdir(parents=True, exist_ok=True)
+        kwargs.setdefault("server_name", self.settings.host)
+        kwargs.setdefault("server_port", self.settings.port)
+        kwargs.setdefault("max_file_size", int(self.settings.max_file_size_mb * MB))
+        for name, value in self.admission.sign_in.launch_options().items():
+            kwargs.setdefault(name, value)  # password mode: gradio's login page
+        kwargs.setdefault("footer_links", ["gradio", "settings"])
+        apply_theme_defaults(kwargs)  # smolui's CSS and page script (smolui.ui.theme)
+        # Gradio 6 records every call's inputs and outputs in the browser (localStorage) for
+        # its run history page. Here each call carries the whole chat, so that copy grows with
+        # the conversation, costs the page seconds per turn in long chats, and duplicates what
+        # the conversation list already keeps. Off unless asked for.
+        kwargs.setdefault("run_history", False)
+        # Files under the working directory are servable by default; uploads and the data
+        # folder (every conversation in its database) must never be, but for the images the
+        # agent made, which the chat shows.
+        blocked = list(kwargs.pop("blocked_paths", None) or [])
+        kwargs["blocked_paths"] = blocked + self._private_paths()
+        if self.registry.media_root is not None:
+            allowed = list(kwargs.pop("allowed_paths", None) or [])
+            kwargs["allowed_paths"] = [*allowed, str(self.registry.media_root.resolve())]
+        share = self.settings.share if share is None else share
+        return self._serve(demo, share, kwargs)
+
+    def _private_paths(self) -> list[str]:
+        """Paths never served: the uploads, and everything in the data folder but media."""
+        data = Path(self.settings.data_dir).resolve()
+        media = self.registry.media_root.resolve() if self.registry.media_root else None
+        private = [self.upload_root.resolve(), data / "uploads", data / "memory-images"]
+        private += [data / f"smolui.db{suffix}" for suffix in ("", "-wal", "-shm", "-journal")]
+        if data.is_dir():
+            private += [entry for entry in data.iterdir() if entry != media]
+        if media is None or media.parent != data:
+            private.append(data)
+        return sorted({str(path) for path in private})
+
+    def _serve(self, demo: Any, share: bool, options: dict[str, Any]) -> Any:
+        """Serve gradio mounted next to /healthz, /readyz and /metrics; gradio's own server
+        (without those routes) only for options a mounted app cannot honour, e.g. share."""
+        from smolui.observability.server import can_mount, serve
+
+        if share or not can_mount(options):
+            logger.warning("serving without /healthz, /readyz and /metrics (share or %s)",
+                           sorted(options))  # fmt: skip
+            return demo.launch(share=share, **options)
+        self.server = serve(demo, self.metrics, self.ready_checks, options, self.listen_socket)
+        if not options.get("prevent_thread_lock"):
+            self.server.wait()
+        return self.server
+
+    def close(self) -> None:
+        """Stop serving and free every conversation's agent."""
+        if self.server is not None:
+            self.server.close()
+        if self.demo is not None:
+            self.demo.close()
+        self.registry.close_all()
+        if self.keeper is not None:
+            self.keeper.close()
+
+
+def _calm_queue_polling(demo: Any) -> None:
+    """Let gradio's queue look for work every 10 ms instead of every 1 ms.
+
+    The queue polls in a loop; at 1 ms an idle server burns about a tenth of a core and,
+    under load, crowds the event loop that streams the pages' updates. A turn waits at
+    most 10 ms more to start, which nobody sees next to a model call.
+    """
+    queue = getattr(demo, "_queue", None)
+    if queue is None:
+        return
+    if getattr(queue, "sleep_when_free", None) is not None:
+        queue.sleep_when_free = max(queue.sleep_when_free, QUEUE_POLL_S)
+    if getattr(queue, "progress_update_sleep_when_free", None) is not None:
+        queue.progress_update_sleep_when_free = max(
+            queue.progress_update_sleep_when_free, PROGRESS_POLL_S
+        )
+
+
+def _served_roots(media: Path | None = None) -> list[str]:
+    """Folders whose files a restored transcript may show: gradio's cache and our media
+    (the app's, in the data folder, and the temp folder `stream_to_gradio` uses)."""
+    from gradio import utils
+
+    roots = [str(utils.get_upload_folder()), str(media_root())]
+    return roots + ([str(media)] if media is not None else [])
+
+
+def stream_to_gradio(
+    agent: MultiStepAgent,
+    task: str,
+    task_images: list[Any] | None = None,
+    reset_agent_memory: bool = False,
+    additional_args: dict[str, Any] | None = None,
+    media_folder: str | Path | None = None,
+) -> Iterator[list[Message]]:
+    """Run `agent` on `task` and yield the turn's chat messages as they change.
+
+    Each item is the full list of this turn's messages so far (dicts `gr.Chatbot`
+    accepts): yield `history + messages` from your own handler. Closing the generator
+    early interrupts the agent at its next step.
+
+    Args:
+        agent: The agent.
+        task: The user's request.
+        task_images: PIL images sent with the task.
+        reset_agent_memory: Start a new conversation instead of continuing.
+        additional_args: Values given to the agent (variables for code).
+        media_folder: Where produced images are written (default: a temp folder).
+    """
+    from smolui.turns.turn import AgentTurn, TurnRequest
+
+    folder = Path(media_folder) if media_folder else media_root() / f"stream-{secrets.token_hex(6)}"
+    turn = AgentTurn(MediaSink(folder))
+    yield list(turn.messages)
+    request = TurnRequest(task, list(task_images or []), additional_args)
+    for messages in turn.start(agent, request, reset=reset_agent_memory).follow():
+        yield list(messages)
+    yield list(turn.messages)

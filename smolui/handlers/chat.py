@@ -1,0 +1,291 @@
+"""Turn handlers: what the message box and the buttons do. `smolui.ui.wiring` connects them.
+
+Handlers return plain values (chat message dicts, strings); gradio is imported only where
+an update object is needed. Each handler finds its conversation in the registry by the id
+the page holds, so two visitors never share an agent.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from smolui.auth import Identity
+from smolui.observability.observer import NoTurnObserver, TurnObserver
+from smolui.render.messages import Message, render_notice
+from smolui.sessions import ConversationUnavailableError, Session, SessionRegistry
+from smolui.sessions.model_choice import fall_back_if_gone
+from smolui.turns.admission import TurnAdmission
+from smolui.turns.config import HandlerConfig
+from smolui.turns.retry_queue import queued_retry, without_last_answer
+from smolui.turns.runner import (
+    MAX_UPDATE_INTERVAL_S,
+    NOT_SAVED_NOTICE,
+    STOP_NOTE,
+    UPDATE_INTERVAL_S,
+    TurnRunner,
+    update_interval,
+)
+from smolui.turns.start import admit, begin
+from smolui.turns.unsent import UnsentMessages
+
+__all__ = [
+    "MAX_UPDATE_INTERVAL_S",
+    "NOT_SAVED_NOTICE",
+    "RELEASED_NOTICE",
+    "RESUMED_NOTICE",
+    "STOP_NOTE",
+    "UPDATE_INTERVAL_S",
+    "ChatHandlers",
+    "HandlerConfig",
+    "update_interval",
+]
+
+logger = logging.getLogger(__name__)
+
+BUSY_WAIT_S = 60.0  # a just-stopped run finishes its step before the next one may start
+RESUMED_NOTICE = (
+    "This conversation was reopened from storage: the agent remembers it, but variables "
+    "from earlier code are gone."
+)
+GIVEN_BACK_NOTICE = (
+    "This message was not sent: a page that opened this conversation meanwhile has it back "
+    "in its message box."
+)
+RELEASED_NOTICE = (
+    "The agent of this conversation was released (idle too long or the server restarted), "
+    "so it does not remember the earlier messages."
+)
+
+
+class ChatHandlers:
+    """The app's behaviour, bound to a session registry.
+
+    Args:
+        registry: The live conversations.
+        config: App-level settings the handlers use.
+        keeper: Saves each conversation when a turn starts and ends (None: nothing is kept).
+        observer: Hears each turn's events and outcome (the app's metrics).
+        admission: The gate before each turn: sign-in, per-user limits, the turn queue
+            (None: every turn starts at once).
+    """
+
+    def __init__(
+        self,
+        registry: SessionRegistry,
+        config: HandlerConfig,
+        keeper: Any = None,
+        observer: TurnObserver | None = None,
+        admission: TurnAdmission | None = None,
+    ):
+        self.registry = registry
+        self.config = config
+        self.keeper = keeper
+        self.observer: TurnObserver = observer or NoTurnObserver()
+        self.admission = admission
+        self.runner = TurnRunner(config, self.observer, self._save)
+        # Shown but not started: a reload in between gives them back (`smolui.turns.unsent`).
+        self.unsent = UnsentMessages()
+
+    # -- one turn ---------------------------------------------------------------------------
+
+    def echo(
+        self,
+        message: dict[str, Any] | None,
+        history: list[Message],
+        conversation_id: str | None = None,
+    ) -> tuple[list[Message], Any]:
+        """Show the user's message at once and remember it as the pending request; it is
+        held for the conversation until its turn starts (`UnsentMessages`).
+
+        Args:
+            message: The MultimodalTextbox value (`{"text", "files"}`).
+            history: The chat so far.
+            conversation_id: The page's conversation id (None: nothing is held).
+
+        Returns:
+            The chat with the user's message, and the pending request (None if empty).
+        """
+        text = str((message or {}).get("text") or "").strip()
+        files = [_file_path(f) for f in (message or {}).get("files") or []]
+        files = [f for f in files if f]
+        if not text and not files:
+            return history, None
+        shown = list(history or [])
+        shown += [{"role": "user", "content": {"path": path}} for path in files]
+        if text:
+            shown.append({"role": "user", "content": text})
+        return shown, self.unsent.hold(conversation_id, {"text": text, "files": files})
+
+    def run_turn(
+        self,
+        pending: Any,
+        history: list[Message],
+        conversation_id: str | None,
+        page: str | None = None,
+        identity: Identity | None = None,
+    ) -> Iterator[tuple[list[Message], str | None]]:
+        """Run the agent on the pending request and stream the rendered events.
+
+        Args:
+            pending: What `echo` (or `retry`) left: `{"text", "files"}` or `{"retry": True}`.
+            history: The chat including the user's message.
+            conversation_id: The page's conversation id.
+            page: The page's session hash (to start the grace period when it closes).
+            identity: Who sends it (sign-in and per-user limits); None: an anonymous visitor.
+
+        Yields:
+            The chat and the conversation id (new if the old one was gone).
+        """
+        history = list(history or [])
+        if not pending:
+            yield history, conversation_id
+            return
+        if not self.unsent.take(conversation_id, pending):  # a reopened page has it back
+            yield history + [render_notice(GIVEN_BACK_NOTICE, "ℹ️")], conversation_id
+            return
+        try:
+            session = self.registry.open(conversation_id, page)
+        except ConversationUnavailableError as error:
+            yield history + [render_notice(str(error), "⚠️")], conversation_id
+            return
+        notes = self._notes(session, conversation_id)
+        claimed = session.begin_turn(wait=BUSY_WAIT_S)
+        if pending.get("after_stop"):  # a Retry pressed while a stopped turn ended its step
+            history, cancelled = queued_retry(session, claimed, history)
+            if cancelled:
+                session.end_turn()
+                yield history, session.id
+                return
+        if not claimed:
+            busy = render_notice(
+                "The agent is still busy with the previous message. Try again shortly.", "⚠️"
+            )
+            yield history + notes + [busy], session.id
+            return
+        chat = history + notes
+        begin(session, chat, self._save)
+        admission = yield from admit(self.admission, session, pending, identity, chat, self._save)
+        if admission is not None:
+            yield from self.runner.run(session, pending, chat, admission, identity)
+
+    def _notes(self, session: Session, conversation_id: str | None) -> list[Message]:
+        """Notices for the page before the turn: the conversation was reopened from the
+        store, its agent was released, or its model is gone (it then uses the default)."""
+        notes: list[Message] = []
+        if session.resume_note:
+            notes.append(render_notice(RESUMED_NOTICE, "ℹ️"))
+        if conversation_id and session.id != conversation_id:
+            notes.append(render_notice(RELEASED_NOTICE, "ℹ️"))
+        config = self.config
+        gone = fall_back_if_gone(session, config.model_available, config.model_label())
+        if gone is not None:
+            notes.append(render_notice(gone, "ℹ️"))
+        return notes
+
+    def follow(self, conversation_id: str | None, page: str | None) -> Iterator[list[Message]]:
+        """The chat of the turn this page was shown part-way, as it changes, to its end (nothing
+        otherwise): how a reloaded page or a second tab reattaches to a running turn.
+
+        Args:
+            conversation_id: The page's conversation id.
+            page: The page's session hash.
+        """
+        session = self.registry.get(conversation_id)
+        live = session.live_turn if session is not None else None
+        if live is None or not live.claim(page):
+            return
+        yield from live.follow()
+
+    def _save(self, session: Session, chat: list[Message], state: str) -> bool:
+        """Keep the conversation in the store (True when there is no store)."""
+        if self.keeper is None or session.owner is None:
+            return True
+        return self.keeper.save(session, chat, state)
+
+    # -- controls ---------------------------------------------------------------------------
+
+    def stop(self, conversation_id: str | None) -> None:
+        """Stop the running turn: the page at once, the agent at its next step.
+
+        Args:
+            conversation_id: The page's conversation id.
+        """
+        session = self.registry.get(conversation_id)
+        if session is not None:
+            session.request_stop()
+
+    def clear(self, conversation_id: str | None) -> list[Message]:
+        """Reset the conversation: agent memory, executor variables and uploaded files.
+
+        Args:
+            conversation_id: The page's conversation id.
+        """
+        session = self.registry.get(conversation_id)
+        if session is None:
+            return []
+        claimed = session.begin_turn(wait=0.0)
+        if not claimed:  # let the running turn reach its step boundary, so it records nothing
+            session.request_stop()
+            claimed = session.begin_turn(wait=BUSY_WAIT_S)
+        try:
+            session.reset()
+            self._save(session, [], "idle")
+        finally:
+            if claimed:
+                session.end_turn()
+        return []
+
+    def retry(
+        self, history: list[Message], conversation_id: str | None
+    ) -> tuple[list[Message], Any]:
+        """Drop the last answer from the chat and ask `run_turn` to run the request again.
+
+        Args:
+            history: The chat.
+            conversation_id: The page's conversation id.
+        """
+        session = self.registry.get(conversation_id)
+        if session is None or session.last_request is None or session.busy:
+            return history, None
+        return without_last_answer(history), {"retry": True}
+
+    def side_panel(self, conversation_id: str | None, pending: dict[str, Any] | None = None) -> str:
+        """The side panel's Markdown for this conversation.
+
+        Args:
+            conversation_id: The page's conversation id.
+            pending: The message a turn is starting with (from `echo`): the panel then says
+                a turn runs and lists its files as being read. None: no turn starts.
+        """
+        from smolui.render.panel import side_panel
+
+        session = self.registry.get(conversation_id)
+        agent = session.built_agent if session is not None else None
+        files = session.files if session is not None else []
+        reading = [os.path.basename(path) for path in (pending or {}).get("files") or []]
+        config = self.config
+        picked = session.model if session is not None else None
+        if picked is not None and not config.model_available(picked):
+            picked = None  # gone since it was stored: its next turn uses the default model
+        return side_panel(
+            picked or config.model_label(),
+            agent,
+            config.executor_type,
+            config.max_steps,
+            files,
+            running=pending is not None,
+            reading=reading,
+        )
+
+
+def _file_path(item: Any) -> str | None:
+    """The path of one file of a MultimodalTextbox value: a path, a dict, or gradio's
+    `FileData` (not imported here: this module must not load gradio)."""
+    if isinstance(item, str):
+        return item
+    if isinstance(item, dict):
+        return item.get("path")
+    return getattr(item, "path", None)

@@ -1,0 +1,262 @@
+"""Conversation handlers: page load, new chat, switch, list, search, rename, delete, page close.
+
+Conversations live on the server, in the conversation store. The browser keeps only its owner
+key (an unguessable secret, in `gr.BrowserState`) and the id of the conversation it shows:
+`{"owner": key, "current": id}`. Every id the browser names is checked against its owner; an
+unknown, forged or someone else's id gets a fresh conversation.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from typing import Any
+
+from smolui.auth.identity import signed_in_owner
+from smolui.conversations.keeper import ConversationKeeper
+from smolui.conversations.transcript_import import has_browser_transcripts, import_transcripts
+from smolui.render.messages import Message, render_notice
+from smolui.sessions import (
+    ConversationUnavailableError,
+    SessionCapacityError,
+    SessionRegistry,
+    is_conversation_id,
+)
+from smolui.sessions.model_choice import DEFAULT_CHOICE
+
+INTERRUPTED_NOTE = (
+    "The last message was interrupted before it finished (the server restarted); "
+    "send it again to continue."
+)
+_OWNER_PATTERN = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
+
+# What a conversation handler returns: id, chat, browser state, side-list choices.
+Loaded = tuple[str | None, list[Message], dict[str, Any], list[tuple[str, str]]]
+
+
+def new_owner_key() -> str:
+    """A fresh owner key: 256 random bits, URL-safe."""
+    return secrets.token_urlsafe(32)
+
+
+def owner_of(state: Any) -> str:
+    """The owner key in the browser's state, or a fresh one when it has none (or a bad one);
+    the signed-in user's owner id when the server put one there (`smolui.auth.with_identity`).
+
+    Args:
+        state: The BrowserState value.
+    """
+    signed_in = signed_in_owner(state)
+    if signed_in is not None:
+        return signed_in
+    owner = state.get("owner") if isinstance(state, dict) else None
+    return owner if isinstance(owner, str) and _OWNER_PATTERN.match(owner) else new_owner_key()
+
+
+class ConversationHandlers:
+    """Conversation bookkeeping between the page, the live registry and the store.
+
+    Args:
+        registry: The live conversations (resuming stored ones through the keeper).
+        keeper: Saves and finds stored conversations.
+    """
+
+    def __init__(self, registry: SessionRegistry, keeper: ConversationKeeper):
+        self.registry = registry
+        self.keeper = keeper
+
+    def load(self, state: Any, page: str | None = None) -> Loaded:
+        """The page opened (or reloaded): reopen its conversation, or start one.
+
+        Args:
+            state: The browser's state (`{"owner", "current"}`).
+            page: The page's session hash.
+        """
+        owner = owner_of(state)
+        wanted = state.get("current") if isinstance(state, dict) else None
+        if has_browser_transcripts(state):  # an older version's page: move its chats here
+            wanted = import_transcripts(self.keeper, owner, state)
+        return self._open(owner, wanted, page)
+
+    def new_chat(self, state: Any, page: str | None = None, model: str | None = None) -> Loaded:
+        """Start a new conversation; the others stay in the list.
+
+        Args:
+            state: The browser's state.
+            page: The page's session hash.
+            model: The model spec picked for it (None: the app's default).
+        """
+        return self._open(owner_of(state), None, page, model)
+
+    def pick_model(self, model: str | None, conversation_id: str | None) -> bool:
+        """The visitor picked a model: the shown conversation takes it while it has no
+        turns (its agent is prepared again); otherwise it applies to the next new chat.
+
+        Args:
+            model: The picked model spec ("" or None: the app's default).
+            conversation_id: The conversation shown.
+
+        Returns:
+            True when the shown conversation now uses `model`.
+        """
+        session = self.registry.get(conversation_id)
+        if session is None or not session.use_model(model or None):
+            return False
+        session.prepare()
+        return True
+
+    def model_of(self, conversation_id: str | None) -> str:
+        """The model spec the conversation uses, as the picker's value ("": the default).
+
+        Args:
+            conversation_id: The conversation shown.
+        """
+        session = self.registry.get(conversation_id)
+        return (session.model if session is not None else None) or DEFAULT_CHOICE
+
+    def switch(
+        self, wanted: Any, conversation_id: str | None, state: Any, page: str | None = None
+    ) -> Loaded:
+        """Open a conversation chosen in the list.
+
+        Args:
+            wanted: The chosen conversation id.
+            conversation_id: The conversation shown now.
+            state: The browser's state.
+            page: The page's session hash.
+        """
+        owner = owner_of(state)
+        if wanted == conversation_id or not is_conversation_id(wanted):
+            return self._open(owner, conversation_id, page)
+        return self._open(owner, wanted, page)
+
+    def refresh(
+        self, conversation_id: str | None, state: Any, query: str = ""
+    ) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+        """The browser state and the list, after a turn or while searching.
+
+        Args:
+            conversation_id: The conversation shown.
+            state: The browser's state.
+            query: Words to search for in titles and messages.
+        """
+        owner = owner_of(state)
+        return {"owner": owner, "current": conversation_id}, self.choices(owner, query)
+
+    def rename(
+        self, title: str, conversation_id: str | None, state: Any
+    ) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+        """Rename the conversation shown.
+
+        Args:
+            title: The new title.
+            conversation_id: The conversation shown.
+            state: The browser's state.
+        """
+        owner = owner_of(state)
+        if conversation_id and title and title.strip():
+            self.keeper.rename(owner, conversation_id, title)
+        return self.refresh(conversation_id, {"owner": owner})
+
+    def delete(self, conversation_id: str | None, state: Any, page: str | None = None) -> Loaded:
+        """Delete the conversation shown (memory and files too) and start a new one.
+
+        Args:
+            conversation_id: The conversation shown.
+            state: The browser's state.
+            page: The page's session hash.
+        """
+        owner = owner_of(state)
+        if conversation_id and self._owns(owner, conversation_id):
+            self.registry.evict(conversation_id, "deleted")
+            self.keeper.delete(owner, conversation_id)
+        return self._open(owner, None, page)
+
+    def delete_all(self, state: Any, page: str | None = None) -> Loaded:
+        """Delete every conversation of this browser's owner and start a new one.
+
+        Args:
+            state: The browser's state.
+            page: The page's session hash.
+        """
+        owner = owner_of(state)
+        for summary in self.keeper.list(owner):
+            self.registry.evict(summary.id, "deleted")
+        self.keeper.delete_all(owner)
+        return self._open(owner, None, page)
+
+    def page_closed(self, page: str | None) -> None:
+        """The page closed or reloaded: its conversations enter their grace period.
+
+        Args:
+            page: The page's session hash.
+        """
+        if page:
+            self.registry.page_closed(page)
+
+    def choices(self, owner: str, query: str = "") -> list[tuple[str, str]]:
+        """(label, id) pairs for the list, newest first: the title and the date.
+
+        Args:
+            owner: Whose conversations.
+            query: Search words.
+        """
+        return [
+            (f"{c.title} · {c.updated:%b %d, %H:%M}", c.id) for c in self.keeper.list(owner, query)
+        ]
+
+    def _owns(self, owner: str, conversation_id: str) -> bool:
+        live = self.registry.get(conversation_id)
+        if live is not None and live.owner == owner:
+            return True
+        return self.keeper.find(owner, conversation_id) is not None
+
+    def _open(self, owner: str, wanted: Any, page: str | None, model: str | None = None) -> Loaded:
+        notes: list[Message] = []
+        chat: list[Message] = []
+        target = None
+        if is_conversation_id(wanted):
+            try:
+                target, chat, notes = self._stored(owner, wanted, page)
+            except ConversationUnavailableError as error:
+                notes = [render_notice(str(error), "⚠️")]
+        try:
+            session, problems = self._session(target, page)
+        except SessionCapacityError as error:
+            return target, chat + [render_notice(str(error), "⚠️")], {"owner": owner,
+                    "current": target}, self.choices(owner)  # fmt: skip
+        if problems:
+            chat, notes = [], problems
+        if session.owner is None:
+            session.owner = owner
+        if model and target is None:  # a conversation with history keeps its own model
+            session.use_model(model)
+        session.prepare()
+        state = {"owner": owner, "current": session.id}
+        return session.id, chat + notes, state, self.choices(owner)
+
+    def _session(self, target: str | None, page: str | None) -> tuple[Any, list[Message]]:
+        """Open `target` (None: a new conversation); a damaged one gives a new one and a note."""
+        try:
+            return self.registry.open(target, page), []
+        except SessionCapacityError:
+            raise
+        except ConversationUnavailableError as error:
+            return self.registry.open(None, page), [render_notice(str(error), "⚠️")]
+
+    def _stored(
+        self, owner: str, wanted: str, page: str | None
+    ) -> tuple[str | None, list[Message], list[Message]]:
+        """The id to open (None: a new one), its chat and notes, after the owner check."""
+        live = self.registry.get(wanted)
+        turn = live.live_turn if live is not None and live.owner == owner else None
+        if turn is not None and not turn.done:  # a turn runs: show it so far, then follow it
+            return wanted, turn.shown_to(page), []
+        record = self.keeper.find(owner, wanted)
+        if record is None:
+            # A live conversation with no turn yet is not stored; only its owner gets it.
+            return (wanted if live is not None and live.owner == owner else None), [], []
+        notes = []
+        if live is None and record.turn_state == "running":
+            notes.append(render_notice(INTERRUPTED_NOTE, "ℹ️"))
+        return wanted, self.keeper.chat(record), notes

@@ -1,0 +1,260 @@
+"""Per-message actions on the chat's own icons: retry, undo and edit of the last message.
+
+gradio's Chatbot shows retry and undo under the last answer and a pencil on user messages
+(`.retry`, `.undo`, `.edit` events); copy is its built-in button. Each action is mapped onto
+the conversation's agent the way the Retry button is: the last turn leaves the agent's
+memory and the code's variables go back to where they were (`agent.undo_last_turn()`).
+
+`MessageActions` holds the logic and returns plain values plus a short notice for the page;
+`smolui.ui.message_actions` turns them into gradio handlers and wires them.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from smolui.handlers.chat import ChatHandlers
+from smolui.render.attachments import is_refused_chip
+
+logger = logging.getLogger(__name__)
+
+Message = dict[str, Any]
+
+NOTHING_TO_UNDO = "There is nothing to undo yet."
+NOTHING_TO_RETRY = "There is no message to retry yet."
+STILL_RUNNING = "The agent is still answering: stop it first."
+RETRY_AFTER_STOP = (
+    "Retrying as soon as the stopped answer ends its current step (a model call or code "
+    "run in progress finishes first)."
+)
+RETRY_ALREADY_WAITING = "A retry is already waiting for the stopped answer to end."
+ONLY_LAST_EDITABLE = "Only your last message can be edited."
+NO_EDIT_WITH_FILES = (
+    "A message with attachments cannot be edited: undo it and send it again with its files."
+)
+EMPTY_EDIT = "An edited message cannot be empty; use undo to take it back."
+
+
+@dataclass(frozen=True)
+class ActionResult:
+    """What an action leaves: the chat to show, the request to run (or None), a notice.
+
+    Args:
+        chat: The chat messages the page shows next.
+        pending: What `ChatHandlers.run_turn` runs next (`{"text", "files"}`, `{"retry": True}`,
+            or with `"after_stop": True` a retry that waits for the stopped turn to end),
+            or None when nothing runs.
+        notice: A short line for the page (a toast) when the action did not happen.
+    """
+
+    chat: list[Message]
+    pending: dict[str, Any] | None = None
+    notice: str | None = None
+
+
+def text_only(content: Any) -> str | None:
+    """The text of a message that holds only text, or None when it holds a file.
+
+    Args:
+        content: A chat message's content: a string, a file dict, or gradio's normalized
+            list of `{"type": "text" | "file" | "component", ...}` blocks.
+    """
+    if isinstance(content, str):
+        return content
+    if isinstance(content, (list, tuple)):
+        parts = [text_only(block) for block in content]
+        return None if any(part is None for part in parts) else "".join(parts)  # type: ignore[arg-type]
+    if isinstance(content, dict) and content.get("type") == "text":
+        return str(content.get("text") or "")
+    return None
+
+
+def last_user_turn(history: list[Message]) -> tuple[int, int] | None:
+    """Where the last user turn sits: (its first message, its last message), or None.
+
+    A turn the person sent is a run of consecutive user messages (attachments, then text);
+    everything after it is the agent's answer to it.
+
+    Args:
+        history: The chat.
+    """
+    last = next((i for i in range(len(history) - 1, -1, -1) if _is_user(history[i])), None)
+    if last is None:
+        return None
+    first = last
+    while first > 0 and _is_user(history[first - 1]):
+        first -= 1
+    return first, last
+
+
+class MessageActions:
+    """Retry, undo and edit of the last turn, for one app's conversations.
+
+    Args:
+        chat: The page's turn handlers (their registry finds the conversation).
+    """
+
+    def __init__(self, chat: ChatHandlers):
+        self.chat = chat
+
+    def undo(self, history: list[Message], conversation_id: str | None) -> ActionResult:
+        """Take the last turn back: out of the chat, the agent's memory and its variables.
+
+        Args:
+            history: The chat.
+            conversation_id: The page's conversation id.
+        """
+        history = list(history or [])
+        turn = last_user_turn(history)
+        if turn is None:
+            return ActionResult(history, notice=NOTHING_TO_UNDO)
+        session = self.chat.registry.get(conversation_id)
+        if session is not None:
+            if not self._forget(session):
+                return ActionResult(history, notice=STILL_RUNNING)
+            self._save(session, history[: turn[0]])
+        return ActionResult(history[: turn[0]])
+
+    def retry(self, history: list[Message], conversation_id: str | None) -> ActionResult:
+        """Run the last message again. After an undo the agent no longer holds the request
+        of the turn now last, so its text is sent again (a message with files cannot be).
+        Right after Stop the stopped turn still ends its step: the retry then waits for it.
+
+        Args:
+            history: The chat.
+            conversation_id: The page's conversation id.
+        """
+        history = list(history or [])
+        session = self.chat.registry.get(conversation_id)
+        if session is not None and session.busy:
+            return _retry_when_stopped(session, history)
+        if session is not None and session.last_request is not None:
+            shown, pending = self.chat.retry(history, conversation_id)
+            return ActionResult(shown, pending, None if pending else STILL_RUNNING)
+        turn = last_user_turn(history)
+        text = _turn_text(history, turn)
+        if turn is None or not text:
+            return ActionResult(history, notice=NOTHING_TO_RETRY)
+        if session is not None and not self._forget(session):
+            return ActionResult(history, notice=STILL_RUNNING)
+        return ActionResult(history[: turn[1] + 1], {"text": text, "files": []})
+
+    def edit(
+        self,
+        history: list[Message],
+        conversation_id: str | None,
+        index: int,
+        text: Any,
+        previous: Any,
+    ) -> ActionResult:
+        """Replace the last user message and answer it again (the old answer is undone).
+
+        The page has already put the new text in place; when the edit cannot happen the
+        message gets its old content back.
+
+        Args:
+            history: The chat, with the edited message as the page shows it.
+            conversation_id: The page's conversation id.
+            index: The edited message's position in the chat.
+            text: The new text.
+            previous: The message's content before the edit.
+        """
+        history = list(history or [])
+        restored = _with_content(history, index, previous)
+        turn = last_user_turn(history)
+        if turn is None or index != turn[1] or text_only(previous) is None:
+            return ActionResult(restored, notice=ONLY_LAST_EDITABLE)
+        if _turn_text(history, turn) is None:
+            return ActionResult(restored, notice=NO_EDIT_WITH_FILES)
+        new_text = (text_only(text) or "").strip()
+        if not new_text:
+            return ActionResult(restored, notice=EMPTY_EDIT)
+        session = self.chat.registry.get(conversation_id)
+        if session is not None and not self._forget(session):
+            return ActionResult(restored, notice=STILL_RUNNING)
+        if session is not None and _first_text(history[:index]) is None:
+            self._retitle(session, text_only(previous) or "", new_text)
+        shown = history[:index] + [{"role": "user", "content": new_text}]
+        return ActionResult(shown, {"text": new_text, "files": []})
+
+    def _forget(self, session: Any) -> bool:
+        """The agent forgets its last turn; False when a turn runs now."""
+        if not session.begin_turn(wait=0.0):
+            return False
+        try:
+            if session.has_agent or session.restore is not None:
+                session.agent.undo_last_turn()
+            session.last_request = None
+        finally:
+            session.end_turn()
+        return True
+
+    def _retitle(self, session: Any, old_text: str, new_text: str) -> None:
+        """The conversation's title follows its edited first message, when the title was
+        made from that message (a title the person chose stays)."""
+        from smolui.store.conversations import title_of
+
+        keeper = self.chat.keeper
+        if keeper is None or session.owner is None:
+            return
+        old, new = (title_of([{"role": "user", "content": t}]) for t in (old_text, new_text))
+        try:
+            stored = keeper.find(session.owner, session.id)
+            if stored is not None and stored.title == old and new != old:
+                keeper.rename(session.owner, session.id, new)
+        except Exception:  # the title is a nicety: the edit itself goes on
+            logger.warning("could not retitle an edited conversation", exc_info=True)
+
+    def _save(self, session: Any, chat: list[Message]) -> None:
+        keeper = self.chat.keeper
+        if keeper is not None and session.owner is not None:
+            keeper.save(session, chat, "idle")
+
+
+def _retry_when_stopped(session: Any, history: list[Message]) -> ActionResult:
+    """Retry while a turn runs: refused unless it was stopped; a stopped turn still ends its
+    step, so the retry is queued behind it (`ChatHandlers.run_turn` waits for its end)."""
+    if not session.stop_requested.is_set():
+        return ActionResult(history, notice=STILL_RUNNING)
+    if session.retry_after_stop:
+        return ActionResult(history, notice=RETRY_ALREADY_WAITING)
+    session.retry_after_stop = True
+    return ActionResult(history, {"retry": True, "after_stop": True}, RETRY_AFTER_STOP)
+
+
+def _is_user(message: Message) -> bool:
+    return message.get("role") == "user"
+
+
+def _turn_text(history: list[Message], turn: tuple[int, int] | None) -> str | None:
+    """The text of a turn made of text only (None when it carries files)."""
+    if turn is None:
+        return None
+    contents = [message.get("content") for message in history[turn[0] : turn[1] + 1]]
+    if any(is_refused_chip(content) for content in contents):  # a file, though refused
+        return None
+    parts = [text_only(content) for content in contents]
+    if any(part is None for part in parts):
+        return None
+    return "\n".join(part for part in parts if part).strip()  # type: ignore[misc]
+
+
+def _first_text(history: list[Message]) -> str | None:
+    """The first text the person wrote in `history` (files and refused files skipped)."""
+    for message in history:
+        content = message.get("content")
+        if _is_user(message) and not is_refused_chip(content):
+            text = text_only(content)
+            if text and text.strip():
+                return text
+    return None
+
+
+def _with_content(history: list[Message], index: int, content: Any) -> list[Message]:
+    if not 0 <= index < len(history) or content is None:
+        return history
+    changed = list(history)
+    changed[index] = {**changed[index], "content": content}
+    return changed

@@ -1,0 +1,148 @@
+"""Export a conversation (the chat history as the page holds it) as Markdown or JSON."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from smolui.render.durations import format_duration
+
+Message = dict[str, Any]
+
+
+def content_parts(content: Any) -> list[tuple[str, str]]:
+    """A message content as `(kind, value)` pairs: ("text", markdown) or ("file", name).
+
+    Handles every shape the page sends: a string, a file dict, a component dict, or the
+    normalized list of blocks gradio 6 passes to handlers.
+
+    Args:
+        content: A chat message's `content`.
+    """
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [("text", content)]
+    if isinstance(content, (list, tuple)):
+        return [part for block in content for part in content_parts(block)]
+    if isinstance(content, dict):
+        if content.get("type") == "text":
+            return [("text", str(content.get("text", "")))]
+        file = content.get("file") if isinstance(content.get("file"), dict) else content
+        path = file.get("path") or file.get("url") or (file.get("value") or {}).get("path")
+        if path:
+            name = file.get("orig_name") or os.path.basename(str(path))
+            return [("file", str(name))]
+    return [("text", str(content))]
+
+
+def to_markdown(history: list[Message], title: str = "Conversation", model: str = "") -> str:
+    """The conversation as Markdown; steps become `<details>` blocks, nested as on the page.
+
+    Args:
+        history: Chat messages (dicts with role, content, optional metadata).
+        title: The document heading.
+        model: The model's name, noted under the heading.
+    """
+    lines = [f"# {title}", ""]
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+    lines += [f"_Exported {stamp}" + (f" · model: {model}_" if model else "_"), ""]
+    children: dict[str, list[Message]] = {}
+    known = {_meta(m).get("id") for m in history if _meta(m).get("id")}
+    for message in history:
+        parent = _meta(message).get("parent_id")
+        if parent in known:
+            children.setdefault(parent, []).append(message)
+    last_role = None
+    for message in history:
+        if _meta(message).get("parent_id") in known:
+            continue
+        role = message.get("role")
+        if role != last_role:
+            lines += ["## You" if role == "user" else "## Agent", ""]
+            last_role = role
+        lines += _message_markdown(message, children)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _message_markdown(message: Message, children: dict[str, list[Message]]) -> list[str]:
+    meta = _meta(message)
+    body = [_part_markdown(kind, value) for kind, value in content_parts(message.get("content"))]
+    body = [text for text in body if text.strip()]
+    title = meta.get("title")
+    if not title:
+        return [*body, ""]
+    duration = meta.get("duration")  # chats saved before the time moved into `log`
+    extras = [
+        format_duration(duration) if isinstance(duration, (int, float)) else "",
+        str(meta.get("log") or ""),
+    ]
+    summary = " · ".join([str(title), *[e for e in extras if e]])
+    inner = list(body)
+    for child in children.get(meta.get("id"), []):
+        inner += _message_markdown(child, children)
+    return [f"<details><summary>{summary}</summary>", "", *inner, "</details>", ""]
+
+
+def _part_markdown(kind: str, value: str) -> str:
+    return f"Attached file: `{value}`" if kind == "file" else value
+
+
+def to_json(history: list[Message], model: str = "") -> str:
+    """The conversation as JSON: messages with role, text, files and metadata.
+
+    Args:
+        history: Chat messages.
+        model: The model's name.
+    """
+    messages = []
+    for message in history:
+        parts = content_parts(message.get("content"))
+        entry: dict[str, Any] = {
+            "role": message.get("role"),
+            "text": "\n".join(value for kind, value in parts if kind == "text"),
+            "files": [value for kind, value in parts if kind == "file"],
+        }
+        meta = {k: v for k, v in _meta(message).items() if v not in (None, "")}
+        if meta:
+            entry["metadata"] = meta
+        messages.append(entry)
+    document = {
+        "format": "smolui-conversation/1",
+        "exported_at": time.time(),
+        "model": model,
+        "messages": messages,
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False, default=str)
+
+
+def write_export(
+    history: list[Message], fmt: str, model: str = "", folder: str | None = None
+) -> Path:
+    """Write the conversation to a file for download and return its path.
+
+    Args:
+        history: Chat messages.
+        fmt: "md" or "json".
+        model: The model's name.
+        folder: Where to write (default: a fresh temporary folder, which gradio may serve).
+    """
+    target = Path(folder or tempfile.mkdtemp(prefix="smolui-export-"))
+    target.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    if fmt == "json":
+        path = target / f"conversation-{stamp}.json"
+        path.write_text(to_json(history, model), encoding="utf-8")
+    else:
+        path = target / f"conversation-{stamp}.md"
+        path.write_text(to_markdown(history, "smolui conversation", model), encoding="utf-8")
+    return path
+
+
+def _meta(message: Message) -> dict[str, Any]:
+    meta = message.get("metadata")
+    return meta if isinstance(meta, dict) else {}

@@ -1,0 +1,160 @@
+"""The side panel's text: model, sandbox isolation, limits and the conversation's files."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from agents.loop.agent import MultiStepAgent
+from agents.small_model.profile import is_small_model_id
+from smolui.uploads.describe import human_size
+
+RUNNING = "answering (Stop or Esc ends it)"
+IDLE = "ready"
+HOW_TO_CHANGE_MODEL = "Change it with `--model` or `SMOLUI_MODEL` (see `python app.py --help`)."
+TINY_MODEL_NOTE = (
+    "This offline model is tiny: simple sums, strings and dates only. For real work, run "
+    "`python app.py --model hf:Qwen/Qwen2.5-Coder-32B-Instruct` with an `HF_TOKEN`."
+)
+
+
+# The configured executor before its agent exists, in plain words.
+_PLANNED = {
+    "sandbox": "isolated worker process",
+    "local": "none: code runs inside the app's own process (trusted models only)",
+}
+
+
+def isolation_label(agent: MultiStepAgent | None, executor_type: str, running: bool = False) -> str:
+    """What isolates the agent's code, in plain words.
+
+    Args:
+        agent: The conversation's agent, or None before it exists.
+        executor_type: The configured executor ("sandbox", "local", "jupyter", ...).
+        running: Whether a turn runs now (the agent is being made if it does not exist).
+    """
+    if agent is None:
+        planned = _PLANNED.get(executor_type, f"{executor_type} executor")
+        if executor_type == "local":
+            return planned
+        return (
+            f"{planned} (starting…)" if running else f"{planned} (starts with your first message)"
+        )
+    executor = agent.executor
+    if executor is None:
+        return "no code executor"
+    return describe_isolation(executor.isolation, executor_type)
+
+
+def describe_isolation(report: dict[str, Any], executor_type: str) -> str:
+    """An executor's isolation report (`CodeExecutor.isolation`) in plain words.
+
+    Args:
+        report: The report: layer flags, "notes" and "level".
+        executor_type: The configured executor, named when the report says nothing.
+    """
+    if report.get("remote"):
+        return str(report.get("level") or report.get("where") or executor_type)
+    if report.get("started") is False:  # no worker yet (see `SandboxExecutor.isolation`)
+        return (
+            f"{_PLANNED.get(executor_type, 'isolated worker process')} (starts with the first code)"
+        )
+    if not report.get("process"):
+        return _PLANNED["local"]
+    layers = [name for key, name in _LAYER_WORDS if report.get(key)]
+    notes = report.get("notes") if isinstance(report.get("notes"), dict) else {}
+    if report.get("namespaces") and "net" in str(notes.get("namespaces", "")):
+        layers.append("no network")
+    text = "separate process" + (": " + ", ".join(_joined(layers)) if layers else "")
+    missing = [name for key, name in _LAYER_WORDS if key in _EXPECTED and not report.get(key)]
+    if report.get("downgraded"):  # namespaces asked for, refused by the kernel (see `slot`)
+        missing.append("own user/IPC/network namespaces")
+    if "own_uid" in (report.get("missing") or ()):  # a root app's worker did not get it
+        missing.append("own uid")
+    return f"{text} (missing: {', '.join(missing)})" if missing else text
+
+
+def _joined(layers: list[str]) -> list[str]:
+    """The layers with Landlock and seccomp as one item ("Landlock + seccomp") when both are on."""
+    if layers[:2] == ["Landlock", "seccomp"]:
+        return ["Landlock + seccomp", *layers[2:]]
+    return layers
+
+
+# Sandbox layers as a person reads them; the expected ones are named when missing.
+_LAYER_WORDS = (
+    ("landlock", "Landlock"),
+    ("seccomp", "seccomp"),
+    ("own_uid", "own uid"),
+    ("pid_namespace", "own PID namespace"),
+    ("rlimits", "memory/CPU limits"),
+)
+_EXPECTED = ("landlock", "seccomp", "rlimits")
+
+
+def _where_title(executor_type: str) -> str:
+    from agents.executors import REMOTE_EXECUTOR_TYPES
+
+    return "Code runs in" if executor_type in REMOTE_EXECUTOR_TYPES else "Sandbox"
+
+
+def files_table(files: list[Any], reading: Sequence[str] = ()) -> str:
+    """A Markdown table of uploaded files: name, size, pages.
+
+    Args:
+        files: `AcceptedFile`s of the conversation.
+        reading: Names of files just sent and being read now (shown as such).
+    """
+    if not files and not reading:
+        return "_No files yet. Attach PDF, DOCX, text, CSV/XLSX or images (paperclip button)._"
+    rows = ["| file | size | pages |", "|---|---|---|"]
+    for item in files:
+        pages = "" if item.pages is None else str(item.pages)
+        rows.append(f"| {_cell(item.display_name)} | {human_size(item.size)} | {pages} |")
+    rows += [f"| {_cell(name)} | reading… | |" for name in reading]
+    return "\n".join(rows)
+
+
+def _cell(name: str) -> str:
+    return str(name).replace("|", "\\|")
+
+
+def side_panel(
+    model_label: str,
+    agent: MultiStepAgent | None,
+    executor_type: str,
+    max_steps: int | None,
+    files: list[Any],
+    running: bool = False,
+    reading: Sequence[str] = (),
+) -> str:
+    """The whole side panel as Markdown.
+
+    Args:
+        model_label: The model's id (or its loading state).
+        agent: The conversation's agent, or None before it exists.
+        executor_type: The configured executor.
+        max_steps: Steps per turn.
+        files: The conversation's uploaded files.
+        running: Whether a turn runs now.
+        reading: Names of the files sent with the running turn, not read yet.
+    """
+    if max_steps is not None:
+        steps: int | str = max_steps
+    else:
+        steps = agent.max_steps if agent is not None else "?"
+    tiny = is_small_model_id(model_label) or model_label.startswith("local")
+    return "\n".join(
+        [
+            f"**Model:** `{model_label}`  ",
+            f"<sub>{TINY_MODEL_NOTE if tiny else HOW_TO_CHANGE_MODEL}</sub>",
+            "",
+            f"**{_where_title(executor_type)}:** {isolation_label(agent, executor_type, running)}  ",
+            f"**Max steps per message:** {steps}  ",
+            f"**Now:** {RUNNING if running else IDLE}",
+            "",
+            "**Files in this conversation**",
+            "",
+            files_table(files, reading),
+        ]
+    )

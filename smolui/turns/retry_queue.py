@@ -1,0 +1,44 @@
+"""Retry pressed while a stopped turn still ends its step: the retry waits, then runs on
+the stopped turn's chat without its answer (unless Stop cancelled it meanwhile)."""
+
+from __future__ import annotations
+
+from smolui.render.messages import Message
+from smolui.sessions import Session
+
+
+def queued_retry(
+    session: Session, claimed: bool, history: list[Message]
+) -> tuple[list[Message], bool]:
+    """A retry that waited for a stopped turn to end its step.
+
+    Args:
+        session: The conversation.
+        claimed: Whether the retry's turn claimed the conversation.
+        history: The chat the page showed.
+
+    Returns:
+        The chat to run it on (the stopped turn's last chat without its answer) and
+        whether Stop cancelled it meanwhile (then the chat keeps the stopped answer and
+        nothing runs).
+    """
+    queued, session.retry_after_stop = session.retry_after_stop, False
+    if not claimed:
+        return history, False
+    stopped = history
+    if session.live_turn is not None:  # its last chat is published just after the claim frees
+        for chat in session.live_turn.follow():
+            stopped = chat
+    return (stopped, True) if not queued else (without_last_answer(stopped), False)
+
+
+def without_last_answer(history: list[Message]) -> list[Message]:
+    """The chat up to and including the last user message.
+
+    Args:
+        history: The chat.
+    """
+    for index in range(len(history) - 1, -1, -1):
+        if history[index].get("role") == "user":
+            return list(history[: index + 1])
+    return list(history)

@@ -1,0 +1,132 @@
+"""The chat's own icons wired to `MessageActions`: retry, edit and undo of the last message.
+
+gradio-shaped adapters (notices become toasts; a turn that starts disables the message box and
+enables Stop) and the events that attach them (`wire_actions`, called by `smolui.ui.wiring`).
+"""
+
+# No `from __future__ import annotations`: gradio reads the `gr.EditData` annotation of the
+# edit adapter at runtime to pass the event's data.
+
+import functools
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from smolui.handlers.chat import ChatHandlers
+from smolui.handlers.message_actions import ActionResult, Message, MessageActions
+
+
+def answering_panel(chat: ChatHandlers) -> Callable[[Any, Any], Any]:
+    """The side panel once a retry or an edit has started a turn (unchanged when none did),
+    as a sent message shows it. It runs as a step of its own after the action: the panel
+    names the sandbox's isolation, which may start its worker, and the chat must not wait.
+
+    Args:
+        chat: The page's turn handlers.
+    """
+    import gradio as gr
+
+    def panel(conversation_id: Any, pending: Any) -> Any:
+        return chat.side_panel(conversation_id, pending) if pending is not None else gr.skip()
+
+    return panel
+
+
+def action_adapters(chat: ChatHandlers) -> dict[str, Callable]:
+    """The actions in the shape gradio calls them; notices become toasts.
+
+    Returned: "undo" (chat, id -> chat), "retry" and "edit" (-> chat, pending, message box,
+    Stop button: a turn that starts disables the box and enables Stop, as a sent message does).
+
+    Args:
+        chat: The page's turn handlers.
+    """
+    import gradio as gr
+
+    from smolui.ui.controls import stop_button
+
+    actions = MessageActions(chat)
+
+    def shown(result: ActionResult) -> list[Message]:
+        if result.notice:
+            gr.Info(result.notice)
+        return result.chat
+
+    def starts(result: ActionResult) -> tuple:
+        running = result.pending is not None
+        box = gr.MultimodalTextbox(interactive=False) if running else gr.MultimodalTextbox()
+        return shown(result), result.pending, box, stop_button(running)
+
+    def undo(history: list, conversation_id: Any) -> list[Message]:
+        return shown(actions.undo(history, conversation_id))
+
+    def retry(history: list, conversation_id: Any) -> tuple:
+        return starts(actions.retry(history, conversation_id))
+
+    def edit(history: list, conversation_id: Any, data: gr.EditData) -> tuple:
+        index = data.index if isinstance(data.index, int) else data.index[0]
+        result = actions.edit(history, conversation_id, index, data.value, data.previous_value)
+        return starts(result)
+
+    return {"undo": undo, "retry": retry, "edit": edit}
+
+
+def retried_turn(run: Callable, inputs: list, ui: Any) -> tuple:
+    """(handler, inputs, outputs) of the turn a retry or an edit starts: each update also
+    keeps Stop enabled while it runs. The page that pressed Stop has its turn's end handler
+    (which disables Stop) in flight, and it may land after the retry's own update.
+
+    Args:
+        run: The queued turn handler (`pending, history, conversation_id, ...` -> updates of
+            `(chat, conversation_id)`).
+        inputs: Its inputs, the pending request first.
+        ui: The page's components (`smolui.ui.layout.Layout`).
+    """
+    from smolui.ui.controls import stop_button
+
+    @functools.wraps(run)  # gradio reads the wrapped signature (request, profile)
+    def turn(*args: Any, **kwargs: Any) -> Iterator[tuple]:
+        running = bool(args[0]) if args else False
+        for chat, conversation_id in run(*args, **kwargs):
+            yield chat, conversation_id, stop_button(running)
+
+    return turn, inputs, [ui.chatbot, ui.conversation_id, ui.stop]
+
+
+def wire_actions(
+    layout: Any,
+    chat: ChatHandlers,
+    run: tuple,
+    after: tuple,
+    turn: dict[str, Any],
+) -> None:
+    """Attach the chat's own icons (call inside `with layout.demo:`): retry, edit and undo
+    of the last message, and the trash, which clears like the Clear button.
+
+    Args:
+        layout: The page's components (`smolui.ui.layout.Layout`).
+        chat: The page's turn handlers.
+        run: (handler, inputs, outputs) of the queued turn that follows a retry or an edit.
+        after: (handler, inputs, outputs) that refreshes the page once a turn ends.
+        turn: The queued turn's event options (concurrency limit and id).
+    """
+    from smolui.ui.wiring import safe
+
+    ui = layout
+    fn = {name: safe(handler) for name, handler in action_adapters(chat).items()}
+    started = [ui.chatbot, ui.pending, ui.textbox, ui.stop]
+    # Queued (without a limit) so their notices can reach the page.
+    options = dict(concurrency_limit=None, show_progress="hidden")
+    panel = (safe(answering_panel(chat)), [ui.conversation_id, ui.pending], [ui.panel])
+    retried = retried_turn(run[0], run[1], ui)
+    for event, handler in ((ui.chatbot.retry, fn["retry"]), (ui.chatbot.edit, fn["edit"])):
+        event(handler, [ui.chatbot, ui.conversation_id], started, **options).then(
+            *panel, queue=False
+        ).then(*retried, **turn).then(*after, queue=False)
+    ui.chatbot.undo(fn["undo"], [ui.chatbot, ui.conversation_id], [ui.chatbot], **options).then(
+        *after, queue=False
+    )
+    # The page's script sends trash clicks to Clear (which asks first); this only runs
+    # where that script did not, so the server forgets what the page no longer shows.
+    ui.chatbot.clear(safe(chat.clear), [ui.conversation_id], [ui.chatbot], queue=False).then(
+        *after, queue=False
+    )

@@ -1,0 +1,37 @@
+"""The page's own styles and behaviour, given to gradio at launch (no work at import time).
+
+`smolui/assets/smolui.css`: readable steps (AA contrast), wrapping logs, compact layout.
+`smolui/assets/page.css`: the phone layout (page-level rules gradio would scope; in <head>).
+`smolui/assets/smolui.js`: the sidebar folded under 900 px, Esc stops, live step timers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+ASSETS = Path(__file__).parent.parent / "assets"
+CSS_PATH = ASSETS / "smolui.css"
+JS_PATH = ASSETS / "smolui.js"
+PAGE_CSS_PATH = ASSETS / "page.css"
+
+
+def launch_options() -> dict[str, Any]:
+    """The `launch` / `mount_gradio_app` options that add smolui's styles and script."""
+    page_css = PAGE_CSS_PATH.read_text(encoding="utf-8")
+    return {
+        "css_paths": [CSS_PATH],
+        "js": JS_PATH.read_text(encoding="utf-8"),
+        "head": f"<style>\n{page_css}</style>",
+    }
+
+
+def apply_defaults(options: dict[str, Any]) -> dict[str, Any]:
+    """Add smolui's styles and script to launch options the caller did not set.
+
+    Args:
+        options: `GradioUI.launch` keyword arguments (changed in place and returned).
+    """
+    for key, value in launch_options().items():
+        options.setdefault(key, value)
+    return options

@@ -1,0 +1,355 @@
+"""Event wiring: which handler runs on which event, queued or not, with which limits.
+
+The user's message is echoed at once (`queue=False`), then the turn runs in the queue under
+a shared concurrency limit; Stop runs outside the queue so it is never stuck behind turns.
+"""
+
+# No `from __future__ import annotations` here: gradio reads the `gr.Request` annotations
+# of the adapters below at runtime to inject the request.
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from smolui.auth import Identity, SignIn, with_identity
+from smolui.handlers.chat import ChatHandlers
+from smolui.handlers.conversations import ConversationHandlers
+from smolui.render.export import write_export
+from smolui.sessions.model_choice import DEFAULT_CHOICE
+from smolui.ui.controls import retry_adapter, stop_adapter, stop_button
+from smolui.ui.layout import Layout
+from smolui.ui.message_actions import answering_panel, retried_turn, wire_actions
+
+
+def safe(handler: Callable) -> Callable:
+    """Failures become a readable toast (details in the server log), never a bare "Error".
+
+    Args:
+        handler: A non-generator event handler.
+    """
+    import gradio as gr
+
+    from smolui.render.errors import describe_failure
+
+    @functools.wraps(handler)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return handler(*args, **kwargs)
+        except Exception as error:
+            raise gr.Error(describe_failure(error)) from None
+
+    return wrapped
+
+
+def _page(request: Any) -> str | None:
+    """The page's session hash (a `gr.Request` is None when an event runs outside a page)."""
+    return request.session_hash if request is not None else None
+
+
+def _identifier(sign_in: SignIn | None) -> Callable[[Any, Any], Identity]:
+    """Who sent a request: `identify(request, profile)` (anonymous without sign-in)."""
+
+    def identify(request: Any, profile: Any) -> Identity:
+        if sign_in is None:
+            return Identity()
+        return sign_in.identify(request, profile)
+
+    return identify
+
+
+def _turn_adapters(
+    chat: ChatHandlers, conversations: ConversationHandlers, identify: Callable
+) -> dict[str, Callable]:
+    import gradio as gr
+
+    def echo(message: Any, history: list, conversation_id: Any) -> tuple:
+        shown, pending = chat.echo(message, history, conversation_id)
+        busy = pending is not None
+        return (
+            shown,
+            pending,
+            gr.MultimodalTextbox(value=None, interactive=False) if busy else gr.MultimodalTextbox(),
+            stop_button(busy),
+            chat.side_panel(conversation_id, pending) if busy else gr.skip(),
+        )
+
+    def run(
+        pending: Any,
+        history: list,
+        conversation_id: Any,
+        request: gr.Request,
+        profile: gr.OAuthProfile | None,
+    ):
+        who = identify(request, profile)
+        yield from chat.run_turn(pending, history, conversation_id, _page(request), who)
+
+    def after_turn(
+        conversation_id: Any, store: Any, request: gr.Request, profile: gr.OAuthProfile | None
+    ) -> tuple:
+        store = with_identity(store, identify(request, profile))
+        store, choices = conversations.refresh(conversation_id, store)
+        # A retry queued behind a stopped turn runs next: the controls stay as for a run.
+        session = chat.registry.get(conversation_id)
+        running = session is not None and session.retry_after_stop
+        return (
+            store,
+            gr.Radio(choices=choices, value=conversation_id),
+            chat.side_panel(conversation_id, {} if running else None),
+            gr.MultimodalTextbox(interactive=not running),
+            stop_button(running),
+        )
+
+    return {"echo": echo, "run": run, "after_turn": after_turn}
+
+
+def _conversation_adapters(
+    chat: ChatHandlers, conversations: ConversationHandlers, identify: Callable
+) -> dict[str, Callable]:
+    import gradio as gr
+
+    def owned(store: Any, request: Any, profile: Any) -> Any:
+        # A signed-in user's conversations are theirs by name, whatever the browser holds.
+        return with_identity(store, identify(request, profile))
+
+    def opened(result: tuple) -> tuple:
+        conversation_id, history, store, choices = result
+        radio = gr.Radio(choices=choices, value=conversation_id)
+        model = conversations.model_of(conversation_id)  # the picker shows the chat's model
+        if model and not chat.config.model_available(model):
+            model = DEFAULT_CHOICE  # gone since it was stored: its next turn uses the default
+        return conversation_id, history, store, radio, chat.side_panel(conversation_id), model
+
+    def load(store: Any, request: gr.Request, profile: gr.OAuthProfile | None) -> tuple:
+        # The message box opens only now: a message sent before the page knows its owner
+        # would start a conversation nobody owns (never saved, never listed).
+        loaded = opened(conversations.load(owned(store, request, profile), _page(request)))
+        # A message the page showed just before it reloaded, whose turn never started,
+        # comes back into the box (`smolui.turns.unsent`).
+        unsent = chat.unsent.give_back(loaded[0])
+        if unsent is None:
+            return (*loaded, gr.MultimodalTextbox(interactive=True))
+        return (*loaded, gr.MultimodalTextbox(value=unsent, interactive=True))
+
+    def new_chat(
+        store: Any, model: Any, request: gr.Request, profile: gr.OAuthProfile | None
+    ) -> tuple:
+        store = owned(store, request, profile)
+        result = conversations.new_chat(store, _page(request), str(model or "") or None)
+        return (*opened(result), gr.MultimodalTextbox(interactive=True))
+
+    def pick_model(model: Any, conversation_id: Any) -> str:
+        if not conversations.pick_model(str(model or ""), conversation_id):
+            gr.Info("This conversation keeps its model; the one picked is for new chats.")
+        return chat.side_panel(conversation_id)
+
+    def switch(
+        wanted: Any,
+        conversation_id: Any,
+        store: Any,
+        request: gr.Request,
+        profile: gr.OAuthProfile | None,
+    ) -> tuple:
+        store = owned(store, request, profile)
+        return opened(conversations.switch(wanted, conversation_id, store, _page(request)))
+
+    def unload(request: gr.Request) -> None:
+        conversations.page_closed(_page(request))
+
+    def follow(conversation_id: Any, request: gr.Request):
+        # Touches the controls only when it follows a turn: this event may run late, after
+        # the visitor already sent a message of their own.
+        yield gr.skip(), gr.skip(), gr.skip()  # gradio needs one update even when no turn runs
+        followed = False
+        for shown in chat.follow(conversation_id, _page(request)):
+            followed = True
+            yield shown, gr.MultimodalTextbox(interactive=False), stop_button(True)
+        if followed:
+            yield gr.skip(), gr.MultimodalTextbox(interactive=True), stop_button(False)
+
+    def listed(result: tuple, conversation_id: Any) -> tuple:
+        store, choices = result
+        return store, gr.Radio(choices=choices, value=conversation_id)
+
+    def search(
+        query: Any,
+        conversation_id: Any,
+        store: Any,
+        request: gr.Request,
+        profile: gr.OAuthProfile | None,
+    ) -> tuple:
+        store = owned(store, request, profile)
+        return listed(
+            conversations.refresh(conversation_id, store, str(query or "")), conversation_id
+        )
+
+    def rename(
+        title: Any,
+        conversation_id: Any,
+        store: Any,
+        request: gr.Request,
+        profile: gr.OAuthProfile | None,
+    ) -> tuple:
+        store = owned(store, request, profile)
+        renamed = conversations.rename(str(title or ""), conversation_id, store)
+        return (*listed(renamed, conversation_id), gr.Textbox(value=""))
+
+    def delete(
+        conversation_id: Any, store: Any, request: gr.Request, profile: gr.OAuthProfile | None
+    ) -> tuple:
+        store = owned(store, request, profile)
+        return opened(conversations.delete(conversation_id, store, _page(request)))
+
+    def delete_all(store: Any, request: gr.Request, profile: gr.OAuthProfile | None) -> tuple:
+        return opened(conversations.delete_all(owned(store, request, profile), _page(request)))
+
+    return {
+        "load": load,
+        "new_chat": new_chat,
+        "pick_model": pick_model,
+        "switch": switch,
+        "unload": unload,
+        "follow": follow,
+        "search": search,
+        "rename": rename,
+        "delete": delete,
+        "delete_all": delete_all,
+    }
+
+
+def adapters(
+    chat: ChatHandlers, conversations: ConversationHandlers, sign_in: SignIn | None = None
+) -> dict[str, Callable]:
+    """The handlers in the shape gradio calls them: component values in, updates out.
+
+    Every handler but the streaming turn and the unload hook is wrapped by `safe`.
+
+    Args:
+        chat: Turn and control handlers.
+        conversations: Load, new chat, switch, save and unload handlers.
+        sign_in: Who a request comes from (None: everyone is anonymous).
+    """
+    identify = _identifier(sign_in)
+    handlers = {
+        **_turn_adapters(chat, conversations, identify),
+        **_conversation_adapters(chat, conversations, identify),
+        "retry": retry_adapter(chat),
+        "panel": answering_panel(chat),
+        "stop": stop_adapter(chat),
+        "clear": chat.clear,
+    }
+    unwrapped = ("run", "unload", "follow")
+    return {name: fn if name in unwrapped else safe(fn) for name, fn in handlers.items()}
+
+
+def wire(
+    layout: Layout,
+    chat: ChatHandlers,
+    conversations: ConversationHandlers,
+    concurrency: int,
+    model_label: Callable[[], str],
+    sign_in: SignIn | None = None,
+    waiting: int = 0,
+    usage: Callable[[Identity], list] | None = None,
+) -> None:
+    """Attach every event of the page (call inside `with layout.demo:`).
+
+    Args:
+        layout: The page's components.
+        chat: Turn and control handlers.
+        conversations: Load, new chat, switch, save and unload handlers.
+        concurrency: How many turns may run at once across all visitors.
+        model_label: The model's display name (for exports).
+        sign_in: Who a request comes from (None: everyone is anonymous).
+        waiting: Turns that may wait in the app's own turn queue: gradio lets them into
+            the handler, which shows each its place and starts it when a slot frees.
+        usage: Everyone's usage for an admin (`TurnAdmission.usage_report`), served as the
+            API endpoint `/usage` (no page element); None: no such endpoint.
+    """
+    ui, fn = layout, adapters(chat, conversations, sign_in)
+    run_inputs = [ui.pending, ui.chatbot, ui.conversation_id]
+    limit = concurrency + waiting
+    turn = dict(concurrency_limit=limit, concurrency_id="turn", show_progress="hidden")
+    after = (
+        fn["after_turn"],
+        [ui.conversation_id, ui.store],
+        [ui.store, ui.conversations, ui.panel, ui.textbox, ui.stop],
+    )
+    opened = [ui.conversation_id, ui.chatbot, ui.store, ui.conversations, ui.panel, ui.model]
+
+    (
+        ui.textbox.submit(
+            fn["echo"],
+            [ui.textbox, ui.chatbot, ui.conversation_id],
+            [ui.chatbot, ui.pending, ui.textbox, ui.stop, ui.panel],
+            queue=False,
+        )
+        .then(fn["run"], run_inputs, [ui.chatbot, ui.conversation_id], **turn)
+        .then(*after, queue=False)
+    )
+    # Queued (without a limit) so its "nothing to retry" notice can reach the page.
+    (
+        ui.retry.click(
+            fn["retry"],
+            [ui.chatbot, ui.conversation_id],
+            [ui.chatbot, ui.pending, ui.stop],
+            concurrency_limit=None,
+            show_progress="hidden",
+        )
+        .then(fn["panel"], [ui.conversation_id, ui.pending], [ui.panel], queue=False)
+        .then(*retried_turn(fn["run"], run_inputs, ui), **turn)
+        .then(*after, queue=False)
+    )
+    ui.stop.click(fn["stop"], [ui.conversation_id], None, queue=False)
+    # Clear asks first in the page's script (smolui/assets/smolui.js), before gradio sees it.
+    ui.clear.click(fn["clear"], [ui.conversation_id], [ui.chatbot], queue=False).then(
+        *after, queue=False
+    )
+    run = (fn["run"], run_inputs, [ui.chatbot, ui.conversation_id])
+    wire_actions(ui, chat, run, after, turn)  # the chat's retry, undo, edit and trash icons
+    # An export link is for the chat it was made from: any change of the chat hides it
+    # (in the browser only, so streaming turns cost no extra requests).
+    ui.chatbot.change(None, None, ui.export_file, js="() => null", show_progress="hidden")
+    ui.new_chat.click(fn["new_chat"], [ui.store, ui.model], [*opened, ui.textbox], queue=False)
+    # Queued (without a limit) so its "keeps its model" notice can reach the page.
+    pick = dict(concurrency_limit=None, show_progress="hidden")
+    ui.model.input(fn["pick_model"], [ui.model, ui.conversation_id], [ui.panel], **pick)
+    # A page that opens a conversation while its turn runs (reload, second tab) follows the turn.
+    follow = (fn["follow"], [ui.conversation_id], [ui.chatbot, ui.textbox, ui.stop])
+    follow_options = dict(concurrency_limit=None, show_progress="hidden")
+    ui.conversations.input(
+        fn["switch"], [ui.conversations, ui.conversation_id, ui.store], opened, queue=False
+    ).then(*follow, **follow_options)
+    _wire_manage(ui, fn, opened)
+    for button, fmt in ((ui.export_md, "md"), (ui.export_json, "json")):
+        export = safe(lambda history, fmt=fmt: str(write_export(history or [], fmt, model_label())))
+        button.click(export, [ui.chatbot], [ui.export_file])
+    loaded = ui.demo.load(fn["load"], [ui.store], [*opened, ui.textbox], queue=False)
+    loaded.then(*follow, **follow_options)
+    ui.demo.unload(fn["unload"])
+    if usage is not None:
+        _wire_usage(usage, _identifier(sign_in))
+
+
+def _wire_usage(usage: Callable[[Identity], list], identify: Callable) -> None:
+    """The admins' usage report as an API-only endpoint (`client.predict(api_name="/usage")`)."""
+    import gradio as gr
+
+    def usage_report(request: gr.Request, profile: gr.OAuthProfile | None) -> list[dict]:
+        """Everyone's usage this hour and today; admins only."""
+        try:
+            return usage(identify(request, profile))
+        except PermissionError as error:
+            raise gr.Error(str(error)) from None
+
+    gr.api(usage_report, api_name="usage", queue=False)
+
+
+def _wire_manage(ui: Layout, fn: dict[str, Callable], opened: list) -> None:
+    """Search, rename, delete and delete-all of the conversation list."""
+    listed = [ui.store, ui.conversations]
+    ui.search.change(fn["search"], [ui.search, ui.conversation_id, ui.store], listed, queue=False)
+    ui.rename.click(
+        fn["rename"], [ui.title, ui.conversation_id, ui.store], [*listed, ui.title], queue=False
+    )
+    ui.delete.click(fn["delete"], [ui.conversation_id, ui.store], opened, queue=False)
+    ui.delete_all.click(fn["delete_all"], [ui.store], opened, queue=False)
