@@ -1,4 +1,7 @@
-"""Code executors: the seam (`CodeExecutor`), the sandbox (default) and the in-process one."""
+"""Code executors: the seam (`CodeExecutor`), the sandbox (default) and the in-process one.
+
+May import: agents.errors, agents.observability, tools.base, tools.tool_source.
+"""
 
 from __future__ import annotations
 

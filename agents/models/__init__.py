@@ -1,6 +1,8 @@
 """Model backends and the message types they speak (smolagents' `smolagents.models` names).
 
 Backends are imported on first use, so `import agents.models` stays light.
+
+May import: agents.errors, agents.lazy_exports.
 """
 
 from __future__ import annotations

@@ -14,6 +14,8 @@ YAML file) works unchanged:
 
 Rendering is strict: a template that uses a variable the agent does not provide raises an
 `AgentConfigError` naming it.
+
+May import: agents.errors.
 """
 
 from __future__ import annotations

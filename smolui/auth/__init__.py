@@ -2,6 +2,8 @@
 
 `SignIn` is built once from the settings; every event handler asks it who the request comes
 from (`identify`), and the conversations of a signed-in user belong to that user.
+
+May import: nothing else of smolui or agents.
 """
 
 from smolui.auth.config import AUTH_MODES, AuthConfig, AuthSetupError

@@ -1,6 +1,9 @@
 """Live conversations: `Session` (one conversation: its agent, folders and turn claim) in
 `smolui.sessions.session`, and `SessionRegistry` (every live conversation, by id, with
-eviction) in `smolui.sessions.registry`."""
+eviction) in `smolui.sessions.registry`.
+
+May import: agents.loop, smolui.uploads.
+"""
 
 from smolui.sessions.registry import (
     AgentLender,

@@ -3,6 +3,8 @@
 SQLite in the data folder by default (`SMOLUI_DATA_DIR`, default `./data`); PostgreSQL when
 `SMOLUI_DATABASE_URL` is set (several replicas share one). `open_store` connects, applies
 pending migrations and returns a `ConversationStore`.
+
+May import: agents.memory, smolui.uploads.
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ Typical use in a chat handler::
     result = ingest([(name, temp_path), ...], folder, UploadPolicy(), images_to_model=True)
     agent.run(result.task(text), images=result.images or None, ...)
     chat lines: result.user_messages()
+
+May import: agents.errors, tools.document_reader, tools.text_decoding.
 """
 
 from smolui.uploads.folders import delete_session_folder, folder_usage, session_folder
