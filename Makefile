@@ -1,7 +1,7 @@
 # The two commands of the README are `make run` and `make test`; the rest are for developers.
 PYTHON ?= python3
 
-.PHONY: install install-tests run test test-fast lint format bench
+.PHONY: install install-tests run test test-load test-fast lint format bench
 
 install:
 	bash scripts/install.sh
@@ -14,6 +14,10 @@ run: install
 
 test: install-tests
 	$(PYTHON) -m pytest
+
+# The suite beside one CPU hog per core: it must stay green on a busy machine.
+test-load: install-tests
+	$(PYTHON) scripts/under_load.py -- $(PYTHON) -m pytest
 
 test-fast:
 	$(PYTHON) -m pytest --fast

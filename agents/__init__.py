@@ -16,7 +16,6 @@ from agents.errors import (
     AgentToolExecutionError,
 )
 from agents.events import AgentEvent, SubAgentEvent
-from agents.lazy_exports import lazy_exports
 from agents.memory.steps import (
     ActionOutput,
     ActionStep,
@@ -42,6 +41,7 @@ from agents.models.messages import (
     TokenUsage,
 )
 from agents.models.scripted import ScriptedModel, ScriptedReply
+from tools.lazy_exports import lazy_exports
 
 # name -> module that defines it; loaded on first attribute access.
 _LAZY = {
@@ -77,7 +77,7 @@ _LAZY = {
 }
 
 
-__getattr__, __dir__ = lazy_exports("agents", _LAZY, globals())
+__getattr__, __dir__ = lazy_exports("agents", _LAZY, globals())  # lazy exports
 
 
 __all__ = [

@@ -117,7 +117,7 @@ def measure(url: str | None, turns: int, repeats: int = 3) -> dict[str, float]:
         agent = CodeAgent([], ScriptedModel([]), executor_type="local", verbosity_level=-1)
         started = time.perf_counter()
         record = store.get("owner", f"conversation{repeats - 1}")
-        agent.memory.steps = steps_from_data(record.memory)
+        agent.restore_memory(steps_from_data(record.memory))
         resumes.append((time.perf_counter() - started) * 1000)
         assert len(agent.memory.steps) == len(steps)
     store.close()

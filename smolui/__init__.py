@@ -6,8 +6,7 @@ is first used.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from tools.lazy_exports import lazy_exports
 
 # name -> module that defines it; loaded on first attribute access.
 _LAZY = {
@@ -20,17 +19,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'smolui' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(list(globals()) + list(_LAZY))
+__getattr__, __dir__ = lazy_exports("smolui", _LAZY, globals())  # lazy exports
 
 
 __all__ = list(_LAZY)

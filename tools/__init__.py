@@ -5,12 +5,10 @@ Modules with heavy dependencies (Hub, MCP, the default tools) load on first use.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
 from tools.base import Tool, ToolArgumentError, ToolDefinitionError, ToolExecutionError
 from tools.decorator import tool
 from tools.final_answer import FinalAnswerTool
+from tools.lazy_exports import lazy_exports
 
 # name -> module that defines it; loaded on first attribute access.
 _LAZY = {
@@ -37,17 +35,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tools' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(list(globals()) + list(_LAZY))
+__getattr__, __dir__ = lazy_exports("tools", _LAZY, globals())  # lazy exports
 
 
 __all__ = [

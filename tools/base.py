@@ -62,6 +62,10 @@ class Tool:
     output_type: str = "any"
     output_schema: dict[str, Any] | None = None
     skip_forward_signature_validation: bool = False
+    # False until `setup` ran; a class default too, for subclasses that skip `super().__init__`.
+    is_initialized: bool = False
+    # The file a loaded tool came from (see `tools.hub.tool_from_file`), to save it again.
+    source_code: str | None = None
 
     def __init__(self, *args: Any, **kwargs: Any):
         self.is_initialized = False
@@ -119,8 +123,12 @@ class Tool:
         """Run once before first use: load heavy things here, not in `__init__`."""
         self.is_initialized = True
 
+    def close(self) -> None:
+        """Release what the tool holds (a worker, a session); `agent.close()` calls it.
+        Tools that hold nothing need not override it."""
+
     def __call__(self, *args: Any, sanitize_inputs_outputs: bool = False, **kwargs: Any) -> Any:
-        if not getattr(self, "is_initialized", False):
+        if not self.is_initialized:
             self.setup()
             self.is_initialized = True
         if len(args) == 1 and not kwargs and isinstance(args[0], dict):
@@ -244,9 +252,9 @@ class Tool:
             token: A Hugging Face token (default: the logged-in one).
             create_pr: Open a pull request instead of committing.
         """
-        from tools.hub import push_tool_to_hub
+        from tools.hub import push_folder_to_hub
 
-        return push_tool_to_hub(self, repo_id, commit_message, private, token, create_pr)
+        return push_folder_to_hub(self.save, repo_id, commit_message, private, token, create_pr)
 
     @classmethod
     def from_hub(

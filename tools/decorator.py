@@ -59,6 +59,16 @@ def tool(function: Callable[..., Any]) -> Tool:
     return _function_tool(function, name, description, inputs, output_type)
 
 
+class FunctionTool(Tool):
+    """The base of every `@tool` tool: `forward` calls the wrapped function."""
+
+    skip_forward_signature_validation = True
+    function: Callable[..., Any]  # set on each instance; also read to save the tool's source
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        return self.function(*args, **kwargs)
+
+
 def _function_tool(
     function: Callable[..., Any],
     name: str,
@@ -66,19 +76,20 @@ def _function_tool(
     inputs: dict[str, dict[str, Any]],
     output_type: str,
 ) -> Tool:
-    class FunctionTool(Tool):
-        skip_forward_signature_validation = True
-
-        def forward(self, *args: Any, **kwargs: Any) -> Any:
-            return function(*args, **kwargs)
-
-    FunctionTool.name = name
-    FunctionTool.description = description
-    FunctionTool.inputs = inputs
-    FunctionTool.output_type = output_type
-    FunctionTool.__name__ = FunctionTool.__qualname__ = f"{name}_tool"
-    instance = FunctionTool()
-    instance.function = function  # kept for saving the tool's source
+    # A class per function, as smolagents does: the tool's data lives on its class.
+    tool_class = type(
+        f"{name}_tool",
+        (FunctionTool,),
+        {
+            "name": name,
+            "description": description,
+            "inputs": inputs,
+            "output_type": output_type,
+            "__qualname__": f"{name}_tool",
+        },
+    )
+    instance = tool_class()
+    instance.function = function
     instance.__doc__ = function.__doc__
     return instance
 
@@ -87,10 +98,10 @@ def _hints(function: Callable[..., Any]) -> dict[str, Any]:
     try:
         return typing.get_type_hints(function)
     except Exception:  # unresolved forward references: fall back to the raw annotations
-        return dict(getattr(function, "__annotations__", {}))
+        return dict(getattr(function, "__annotations__", {}))  # why: any callable, maybe none
 
 
-_NAMED_TYPES = {getattr(t, "__name__", str(t)): kind for t, kind in _SIMPLE_TYPES.items()}
+_NAMED_TYPES = {t.__name__: kind for t, kind in _SIMPLE_TYPES.items()}
 _NAMED_TYPES.update({"None": "null", "Any": "any", "List": "array", "Dict": "object"})
 
 
@@ -140,7 +151,7 @@ def json_type(hint: Any, where: str) -> tuple[str, bool]:
         return json_type(type(typing.get_args(hint)[0]), where)[0], False
     if origin in _SIMPLE_TYPES:
         return _SIMPLE_TYPES[origin], False
-    text = getattr(hint, "__name__", str(hint))
+    text = getattr(hint, "__name__", str(hint))  # why: typing aliases have no __name__
     if "Image" in text:
         return "image", False
     if "Audio" in text:

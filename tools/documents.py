@@ -10,9 +10,12 @@ import os
 import re
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tools.base import Tool, ToolExecutionError
+
+if TYPE_CHECKING:
+    from tools.document_reader import DocumentText
 
 _KINDS = {
     ".pdf": "PDF",
@@ -35,7 +38,7 @@ class DocumentFolder:
     def __init__(self, root: str | os.PathLike[str], max_cached: int = 8):
         self.root = Path(root).resolve()
         self.max_cached = max_cached
-        self._cache: OrderedDict[tuple[str, int, int], Any] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, int, int], DocumentText] = OrderedDict()
 
     def files(self) -> list[Path]:
         """The regular files under the folder (symlinks leading outside are skipped)."""
@@ -79,7 +82,7 @@ class DocumentFolder:
     def display_name(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()
 
-    def read(self, path: str) -> Any:
+    def read(self, path: str) -> DocumentText:
         """Parse a document (cached by path, size and modification time).
 
         Args:
@@ -186,7 +189,7 @@ class ReadDocumentTool(Tool):
             raise ToolExecutionError(f"end_page ({last}) is before start_page ({first}).")
         return self._render(path, document, first, last)
 
-    def _render(self, path: str, document: Any, first: int, last: int) -> str:
+    def _render(self, path: str, document: DocumentText, first: int, last: int) -> str:
         unit = "page" if document.kind == "pdf" else "part"
         chunks: list[str] = []
         used = 0
@@ -273,8 +276,8 @@ def document_tools(folder: str | os.PathLike[str]) -> list[Tool]:
     return [ListDocumentsTool(shared), ReadDocumentTool(shared), SearchDocumentTool(shared)]
 
 
-def _note(document: Any) -> str:
-    return f"\nNote: {document.note}" if getattr(document, "note", None) else ""
+def _note(document: DocumentText) -> str:
+    return f"\nNote: {document.note}" if document.note else ""
 
 
 def _size(size: int) -> str:

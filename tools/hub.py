@@ -11,6 +11,7 @@ import importlib.util
 import logging
 import tempfile
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -201,27 +202,29 @@ def upload_folder_to_hub(
         commit_message=commit_message,
         create_pr=create_pr,
     )
-    return str(getattr(info, "commit_url", info))
+    return str(getattr(info, "commit_url", info))  # why: older huggingface_hub returns a URL
 
 
-def push_tool_to_hub(
-    tool: Tool,
+def push_folder_to_hub(
+    save: Callable[[str], object],
     repo_id: str,
-    commit_message: str = "Upload tool",
+    commit_message: str,
     private: bool | None = None,
     token: bool | str | None = None,
     create_pr: bool = False,
 ) -> str:
-    """Save `tool` to a temporary folder and upload it to a Space.
+    """Save something to a temporary folder with `save`, then upload that folder to a Space.
+
+    The one upload path for `Tool.push_to_hub` and the agent's `push_to_hub`.
 
     Args:
-        tool: The tool.
-        repo_id: The Space id.
+        save: Writes what to share into the folder it is given (e.g. `tool.save`).
+        repo_id: The Space id, e.g. `"user/my-tool"`.
         commit_message: The commit message.
         private: Create the Space private.
-        token: A Hugging Face token.
+        token: A Hugging Face token (default: the logged-in one).
         create_pr: Open a pull request instead of committing.
     """
     with tempfile.TemporaryDirectory() as folder:
-        save_tool(tool, folder)
+        save(folder)
         return upload_folder_to_hub(folder, repo_id, commit_message, private, token, create_pr)

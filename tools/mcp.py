@@ -202,7 +202,7 @@ def _root_cause(error: BaseException | None) -> BaseException | None:
 
 def _field(obj: Any, name: str, v1_name: str) -> Any:
     """An attribute under its mcp 2 name, or its mcp 1 (camelCase) name."""
-    return getattr(obj, name, getattr(obj, v1_name, None))
+    return getattr(obj, name, getattr(obj, v1_name, None))  # why: mcp 1 and 2 name it apart
 
 
 def _streamable_http(url: str, headers: dict[str, str] | None) -> Any:
@@ -232,7 +232,7 @@ def _unpack(name: str, result: Any) -> Any:
     texts: list[str] = []
     images: list[Any] = []
     for block in result.content or []:
-        kind = getattr(block, "type", "")
+        kind = getattr(block, "type", "")  # why: a third-party block, kinds vary by mcp version
         if kind == "text":
             texts.append(block.text)
         elif kind == "image":
@@ -241,7 +241,8 @@ def _unpack(name: str, result: Any) -> Any:
             images.append(Image.open(io.BytesIO(base64.b64decode(block.data))))
         elif kind == "resource":
             resource = block.resource
-            texts.append(getattr(resource, "text", None) or f"[resource {resource.uri}]")
+            text = getattr(resource, "text", None)  # why: mcp blob resources have no text
+            texts.append(text or f"[resource {resource.uri}]")
     if _field(result, "is_error", "isError"):
         message = "\n".join(texts) or "unknown error"
         raise ToolExecutionError(f"MCP tool '{name}' failed: {message}")

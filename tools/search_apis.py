@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 import os
-import threading
-import time
 from typing import Any
 
 from agents.errors import AgentConfigError
 from tools.base import Tool, ToolExecutionError
+from tools.rate_limit import RateLimiter
 from tools.web_search import format_results
 
 # provider -> (endpoint, environment variable with the key, JSON key of the results)
@@ -135,17 +134,16 @@ class ApiWebSearchTool(Tool):
         self.api_key = _key(api_key, api_key_name or "BRAVE_API_KEY", "ApiWebSearchTool")
         self.headers = headers or {"X-Subscription-Token": self.api_key}
         self.params = params or {"count": 10}
-        self.min_interval = 1.0 / rate_limit if rate_limit else 0.0
+        self.rate_limiter = RateLimiter(rate_limit)
         self.timeout = timeout
-        self._last = 0.0
-        self._lock = threading.Lock()
+
+    @property
+    def min_interval(self) -> float:
+        """Seconds between two searches (0: no limit)."""
+        return self.rate_limiter.min_interval
 
     def forward(self, query: str) -> str:
-        with self._lock:
-            delay = self._last + self.min_interval - time.monotonic()
-            if delay > 0:
-                time.sleep(delay)
-            self._last = time.monotonic()
+        self.rate_limiter.wait()
         data = _get_json(self.endpoint, {**self.params, "q": query}, self.headers, self.timeout)
         items = ((data or {}).get("web") or {}).get("results") or []
         if not items:

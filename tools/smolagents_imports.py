@@ -21,7 +21,7 @@ _ROOT = "smolagents"
 def _resolve(module_name: str, attribute: str) -> Any:
     for package in _OUR_PACKAGES:
         try:
-            return getattr(importlib.import_module(package), attribute)
+            return getattr(importlib.import_module(package), attribute)  # why: name by string
         except AttributeError:
             continue
     if attribute.isidentifier() and attribute.islower():
@@ -40,12 +40,12 @@ def stand_in(module_name: str) -> types.ModuleType:
     """
     module = types.ModuleType(module_name, "smolagents names, resolved to this project's")
 
-    def module_getattr(attribute: str) -> Any:
+    def lookup(attribute: str) -> Any:
         if attribute.startswith("__"):
             raise AttributeError(attribute)
         return _resolve(module_name, attribute)
 
-    module.__getattr__ = module_getattr  # type: ignore[attr-defined]  # PEP 562
+    module.__getattr__ = lookup  # type: ignore[attr-defined]  # PEP 562 module attributes
     return module
 
 

@@ -16,6 +16,7 @@ import textwrap
 from typing import Any
 
 from tools.base import Tool, ToolDefinitionError
+from tools.decorator import FunctionTool
 
 _LITERALS = (int, float, str, bool, bytes, type(None))
 _PROJECT_PACKAGES = ("tools", "agents", "smolui")
@@ -28,11 +29,10 @@ def tool_source(tool: Tool) -> str:
         tool: A `@tool` function tool, or an instance of a `Tool` subclass whose
             `__init__` needs no arguments.
     """
-    saved = getattr(tool, "source_code", None)
-    if isinstance(saved, str):  # loaded from a file: its source is already complete
-        return saved
-    function = getattr(tool, "function", None)
-    if function is not None:
+    if tool.source_code is not None:  # loaded from a file: its source is already complete
+        return tool.source_code
+    if isinstance(tool, FunctionTool):
+        function = tool.function
         code = _function_source(function)
         header = ["from tools import tool"]
         module = inspect.getmodule(function)
@@ -68,11 +68,11 @@ def plain_function_source(tool: Tool) -> tuple[str, str]:
         ToolDefinitionError: Not a `@tool` function, or it uses a name defined outside it
             that is neither an import nor a simple constant.
     """
-    function = getattr(tool, "function", None)
-    if function is None or isinstance(getattr(tool, "source_code", None), str):
+    if not isinstance(tool, FunctionTool) or tool.source_code is not None:
         raise ToolDefinitionError(
             f"{tool.name} is not a @tool function (only those can be shipped by source)."
         )
+    function = tool.function
     code = _function_source(function, decorated=False)
     imports, constants = _dependencies(tool.name, code, [], inspect.getmodule(function))
     lines = ["from __future__ import annotations", *dict.fromkeys(imports), *constants]
@@ -120,7 +120,7 @@ def _class_source(cls: type) -> tuple[str, list[str]]:
 
 
 def _check_init(cls: type) -> None:
-    init = getattr(cls.__init__, "__wrapped__", cls.__init__)
+    init = inspect.unwrap(cls.__init__)  # past the validating wrapper `Tool` puts around it
     required = [
         p.name
         for p in list(inspect.signature(init).parameters.values())[1:]
@@ -202,8 +202,8 @@ def _module_imports(module: Any) -> list[tuple[str, set[str]]]:
         return []
     found = []
     for node in tree.body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)) and getattr(node, "module", "") != (
-            "__future__"
+        if isinstance(node, ast.Import) or (
+            isinstance(node, ast.ImportFrom) and node.module != "__future__"
         ):
             names = {(a.asname or a.name).split(".")[0] for a in node.names}
             found.append((ast.unparse(node), names))

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import logging
-import threading
-import time
 from typing import Any
 
 from tools.base import Tool, ToolDefinitionError, ToolExecutionError
+from tools.rate_limit import RateLimiter
 
 logger = logging.getLogger(__name__)
 
@@ -52,10 +51,13 @@ class WebSearchTool(Tool):
             raise ToolDefinitionError(
                 "rate_limit must be a positive number of searches per second."
             )
-        self.min_interval = 1.0 / rate_limit if rate_limit else 0.0
+        self.rate_limiter = RateLimiter(rate_limit)
         self.ddgs_kwargs = kwargs
-        self._last_search = 0.0
-        self._lock = threading.Lock()
+
+    @property
+    def min_interval(self) -> float:
+        """Seconds between two searches (0: no limit)."""
+        return self.rate_limiter.min_interval
 
     def forward(self, query: str) -> str:
         if not query.strip():
@@ -67,7 +69,7 @@ class WebSearchTool(Tool):
                 "Web search is not available: the 'ddgs' package is not installed "
                 "(pip install ddgs)."
             ) from error
-        self._wait_for_rate_limit()
+        self.rate_limiter.wait()
         try:
             client = DDGS(proxy=self.proxy, timeout=self.timeout, **self.ddgs_kwargs)
             results = client.text(query, max_results=self.max_results, backend=self.backend)
@@ -76,13 +78,6 @@ class WebSearchTool(Tool):
         if not results:
             return f"No results found for {query!r}. Try a shorter or different query."
         return format_results(query, results)
-
-    def _wait_for_rate_limit(self) -> None:
-        with self._lock:
-            delay = self._last_search + self.min_interval - time.monotonic()
-            if delay > 0:
-                time.sleep(delay)
-            self._last_search = time.monotonic()
 
 
 def _explain(error: Exception) -> str:

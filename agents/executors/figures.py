@@ -225,7 +225,7 @@ def install_show_hooks(collector_of: Any) -> None:
         collector_of: A callable returning the current step's `ImageCollector`.
     """
     pyplot = sys.modules.get("matplotlib.pyplot")
-    if pyplot is None or getattr(pyplot.show, "_smolui", False):
+    if pyplot is None or getattr(pyplot.show, "_smolui", False):  # matplotlib's show, or ours
         return
 
     def show(*_: Any, **__: Any) -> None:

@@ -141,6 +141,7 @@ def _text(value: Any) -> str:
 
 def _cell(pandas: Any, value: Any) -> Any:
     """A cell as a JSON-safe scalar: numbers stay numbers, missing is None, else text."""
+    # numpy's scalars (a foreign type) have `item`
     item = value.item() if type(value).__module__ == "numpy" and hasattr(value, "item") else value
     if item is None or type(item) is bool:
         return item

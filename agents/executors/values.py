@@ -158,7 +158,7 @@ def _hashable(key: Any) -> Any:
 
 def _numpy_scalar(value: Any) -> Any:
     """numpy scalars as Python numbers, so `np.float64(3.0)` reads as `3.0`."""
-    if type(value).__module__ != "numpy" or getattr(value, "ndim", None) != 0:
+    if type(value).__module__ != "numpy" or getattr(value, "ndim", None) != 0:  # numpy object
         return None
     try:
         item = value.item()

@@ -23,8 +23,10 @@ from agents.events import AgentEvent
 from agents.loop import planning
 from agents.loop.agent_api import AgentApiMixin, check_grammar
 from agents.loop.callbacks import normalize_callbacks, run_callbacks
+from agents.loop.config import AgentConfig
 from agents.loop.final_answer_checks import check_final_answer
 from agents.loop.model_call import call_model
+from agents.loop.persistence_api import PersistenceMixin
 from agents.loop.run_result import collect_run
 from agents.loop.toolset import build_toolset
 from agents.memory import context, image_budget
@@ -38,10 +40,10 @@ from agents.memory.steps import (
     TaskStep,
 )
 from agents.models.messages import ChatMessage, ChatMessageStreamDelta
+from agents.models.protocol import AgentModel
 from agents.observability.console import ConsoleLogger, LogLevel
 from agents.observability.monitoring import AgentLogger
 from agents.observability.tracing import AgentTracing, default_tracer
-from agents.persistence.mixin import PersistenceMixin
 from agents.prompts import load_prompt_templates
 
 if TYPE_CHECKING:
@@ -55,7 +57,8 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
 
     Args:
         tools: Tools the agent may use.
-        model: A `Model` (anything with `generate`).
+        model: A `Model` (anything that offers what `agents.models.protocol.AgentModel`
+            declares).
         prompt_templates: Overrides for the packaged prompt templates.
         max_steps: Steps before the agent must answer from memory.
         add_base_tools: Add the default toolbox.
@@ -77,6 +80,9 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
         logger: Console logger (an `AgentLogger`); default one at `verbosity_level`.
         grammar: A decoding grammar sent with every model call (GBNF for llama.cpp); a
             backend that cannot use one raises `AgentConfigError`.
+
+    The arguments, as given, stay in `config` (an `AgentConfig`, which checks them): what
+    `clone` builds from.
     """
 
     prompt_file = "code_agent"
@@ -84,7 +90,7 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
     def __init__(
         self,
         tools: list[Any],
-        model: Any,
+        model: AgentModel,
         prompt_templates: dict[str, Any] | None = None,
         max_steps: int = 20,
         add_base_tools: bool = False,
@@ -103,16 +109,27 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
         logger: ConsoleLogger | None = None,
         grammar: Any = None,
     ):
-        if not callable(getattr(model, "generate", None)):
-            raise AgentConfigError(
-                f"model must be a Model with a generate() method, got {model!r}."
-            )
-        if max_steps < 1:
-            raise AgentConfigError(f"max_steps must be at least 1, got {max_steps}.")
-        if planning_interval is not None and planning_interval < 1:
-            raise AgentConfigError("planning_interval must be a positive number of steps.")
-        if name is not None and not str(name).isidentifier():
-            raise AgentConfigError(f"Agent name {name!r} must be a Python identifier.")
+        self.config = AgentConfig(
+            tools=tools,
+            model=model,
+            prompt_templates=prompt_templates,
+            max_steps=max_steps,
+            add_base_tools=add_base_tools,
+            verbosity_level=verbosity_level,
+            managed_agents=managed_agents,
+            step_callbacks=step_callbacks,
+            planning_interval=planning_interval,
+            name=name,
+            description=description,
+            provide_run_summary=provide_run_summary,
+            final_answer_checks=final_answer_checks,
+            return_full_result=return_full_result,
+            stream_outputs=stream_outputs,
+            max_context_tokens=max_context_tokens,
+            instructions=instructions,
+            logger=logger,
+            grammar=grammar,
+        )
         self.model = model
         self.grammar = check_grammar(model, grammar)
         self.max_steps = max_steps
@@ -166,7 +183,7 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
             return 0
         if self.max_context_tokens:
             return self.max_context_tokens
-        return context.default_budget(getattr(self.model, "context_size", None))
+        return context.default_budget(self.model.context_size)
 
     # -- running ---------------------------------------------------------------------
 
@@ -344,6 +361,16 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
         if self.executor is not None:
             self.executor.reset()
 
+    def restore_memory(self, steps: Sequence[MemoryStep]) -> None:
+        """Replace the memory's steps (e.g. with a stored conversation's), keeping the images
+        within this agent's budget at once rather than after the next step.
+
+        Args:
+            steps: The steps, oldest first; the system prompt is the agent's own.
+        """
+        self.memory.steps = list(steps)
+        image_budget.keep_images_within(self.memory.steps, self.max_kept_image_pixels)
+
     def undo_last_turn(self) -> bool:
         """Forget the last task: its steps leave memory, and the state and the code's
         variables go back to what they were when its run started.
@@ -391,9 +418,7 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
     def close(self) -> None:
         """Release resources (executors, tools' workers); do not use the agent afterwards."""
         for tool in self.tools.values():
-            closer = getattr(tool, "close", None)
-            if callable(closer):
-                closer()
+            tool.close()
 
 
 def _preview(value: Any, limit: int = 200) -> str:

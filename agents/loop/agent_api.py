@@ -13,6 +13,7 @@ from typing import Any
 from agents.errors import AgentConfigError, AgentError, AgentParsingError
 from agents.memory.steps import ActionOutput, ActionStep, MemoryStep
 from agents.models.messages import ChatMessage
+from agents.models.protocol import AgentModel
 from agents.observability.console import LogLevel
 from agents.observability.monitoring import AgentLogger, Monitor
 
@@ -133,7 +134,7 @@ class AgentApiMixin:
         return self.model.generate(final_answer_messages(self, task, images))
 
 
-def check_grammar(model: Any, grammar: Any) -> Any:
+def check_grammar(model: AgentModel, grammar: Any) -> Any:
     """Accept `grammar=` only for a backend that can constrain decoding with it.
 
     Args:
@@ -143,9 +144,7 @@ def check_grammar(model: Any, grammar: Any) -> Any:
     Raises:
         AgentConfigError: A grammar for a backend that cannot use one.
     """
-    from agents.models.base import Model
-
-    if grammar is not None and not (isinstance(model, Model) and model.supports_grammar):
+    if grammar is not None and not model.supports_grammar:
         raise AgentConfigError(
             f"grammar= needs a backend that constrains decoding with a grammar (LlamaCppModel "
             f"does); {type(model).__name__} cannot use one. Remove grammar=, or use "

@@ -8,11 +8,12 @@ from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.errors import AgentExecutionError
+from agents.errors import AgentConfigError, AgentExecutionError
 from agents.events import AgentEvent
 from agents.executors import CodeExecutor, create_executor
 from agents.executors.python_runner import BASE_AUTHORIZED_IMPORTS
 from agents.loop.agent import MultiStepAgent
+from agents.loop.config import CodeAgentConfig
 from agents.loop.last_answer import current_run
 from agents.loop.parsing import extract_code, extract_structured_code
 from agents.loop.repair import repair_code, with_note
@@ -86,6 +87,19 @@ class CodeAgent(MultiStepAgent):
         small_model: bool | SmallModelProfile | None = None,
         **kwargs: Any,
     ):
+        config = CodeAgentConfig(
+            tools,
+            model,
+            additional_authorized_imports=additional_authorized_imports,
+            executor_type=executor_type,
+            executor_kwargs=executor_kwargs,
+            executor=executor,
+            max_print_outputs_length=max_print_outputs_length,
+            use_structured_outputs_internally=use_structured_outputs_internally,
+            code_block_tags=code_block_tags,
+            small_model=small_model,
+            **kwargs,
+        )
         self.additional_authorized_imports = list(additional_authorized_imports or [])
         self.authorized_imports = sorted(
             set(BASE_AUTHORIZED_IMPORTS) | set(self.additional_authorized_imports)
@@ -99,6 +113,7 @@ class CodeAgent(MultiStepAgent):
             self.prompt_file = self.small_model_profile.prompt_file
             kwargs["max_steps"] = self.small_model_profile.steps_per_run(kwargs.get("max_steps"))
         super().__init__(tools, model, **kwargs)
+        self.config: CodeAgentConfig = config
         self._executor: CodeExecutor = executor or create_executor(
             executor_type,
             additional_authorized_imports=self.additional_authorized_imports,
@@ -106,6 +121,30 @@ class CodeAgent(MultiStepAgent):
             **self.executor_kwargs,
         )
         self._tools_sent = False
+
+    def clone(self) -> CodeAgent:
+        """A new agent like this one, with its own memory and executor (see `MultiStepAgent`).
+
+        Raises:
+            AgentConfigError: The agent was given a ready `executor`, which cannot be shared.
+        """
+        if self.config.executor is not None:
+            raise AgentConfigError(
+                "An agent built with a ready executor cannot be cloned: pass executor_type "
+                "and executor_kwargs instead."
+            )
+        return super().clone()
+
+    def saved_settings(self) -> dict[str, Any]:
+        """The settings `to_dict` saves: the base's, and how the code is written and run."""
+        return {
+            **super().saved_settings(),
+            "additional_authorized_imports": self.additional_authorized_imports,
+            "executor_type": self.executor_type,
+            "executor_kwargs": self.executor_kwargs,
+            "use_structured_outputs_internally": self.use_structured_outputs_internally,
+            "code_block_tags": self.code_block_tags,
+        }
 
     @property
     def executor(self) -> CodeExecutor:

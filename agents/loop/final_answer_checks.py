@@ -27,7 +27,7 @@ def check_final_answer(
         AgentError: A check failed; the message tells the model to fix its answer.
     """
     for check in checks:
-        label = getattr(check, "__name__", "check")
+        label = getattr(check, "__name__", "check")  # a user's callable: a partial has none
         try:
             ok = check(answer, memory, agent=agent) if takes_agent(check) else check(answer, memory)
         except Exception as error:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.errors import AgentConfigError
+from agents.memory.steps import FinalAnswerStep
 from agents.prompts import render
 from tools.base import Tool
 
@@ -43,7 +44,7 @@ class ManagedAgent:
 def unwrap_managed(entry: Any) -> tuple[Any, str | None, str | None]:
     """Return `(agent, name, description)` for an agent or a `ManagedAgent`."""
     agent = entry.agent if isinstance(entry, ManagedAgent) else entry
-    return agent, getattr(entry, "name", None), getattr(entry, "description", None)
+    return agent, entry.name, entry.description
 
 
 def run_as_managed(
@@ -56,7 +57,7 @@ def run_as_managed(
     for event in agent.run(full_task, stream=True, reset=True, additional_args=additional_args):
         if event_sink is not None:
             event_sink(agent.name, event)
-        if type(event).__name__ == "FinalAnswerStep":
+        if isinstance(event, FinalAnswerStep):
             answer = event.output
     report = render(templates["report"], name=agent.name, final_answer=str(answer))
     if agent.provide_run_summary:

@@ -47,7 +47,7 @@ def call_model(
     except (AgentError, GeneratorExit):
         raise  # already named, or the consumer stopped: not a provider failure
     except Exception as error:
-        detail = getattr(error, "message", None) or str(error) or type(error).__name__
+        detail = getattr(error, "message", None) or str(error) or type(error).__name__  # client's
         raise AgentGenerationError(
             f"The model call failed: {type(error).__name__}: {detail}"
         ) from error

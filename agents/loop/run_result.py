@@ -8,7 +8,14 @@ from typing import Any
 
 from agents.errors import AgentError, AgentInterruptedError, AgentMaxStepsError
 from agents.events import AgentEvent
-from agents.memory.steps import ActionStep, AgentMemory, FinalAnswerStep, RunResult, Timing
+from agents.memory.steps import (
+    ActionStep,
+    AgentMemory,
+    FinalAnswerStep,
+    PlanningStep,
+    RunResult,
+    Timing,
+)
 from agents.models.messages import TokenUsage
 
 
@@ -41,7 +48,8 @@ def collect_run(events: Iterator[AgentEvent], memory: AgentMemory, full: bool) -
         state = "max_steps_error"
     usage = TokenUsage()
     for step in new_steps:
-        usage = usage + getattr(step, "token_usage", None)
+        if isinstance(step, ActionStep | PlanningStep):  # the steps that call the model
+            usage = usage + step.token_usage
     return RunResult(
         output, state, [s.dict() for s in new_steps], usage, Timing(start, time.time()), error
     )

@@ -11,6 +11,7 @@ from agents.errors import AgentToolCallError, AgentToolExecutionError
 from agents.events import AgentEvent
 from agents.executors.python_runner import is_pil_image
 from agents.loop.agent import MultiStepAgent
+from agents.loop.config import ToolCallingAgentConfig
 from agents.loop.sub_agents import drain_while
 from agents.memory.steps import ActionOutput, ActionStep, ToolCall, ToolOutput
 from agents.models.base import tool_schemas
@@ -46,9 +47,13 @@ class ToolCallingAgent(MultiStepAgent):
         small_model: bool | None = None,
         **kwargs: Any,
     ):
+        config = ToolCallingAgentConfig(
+            tools, model, max_tool_threads=max_tool_threads, small_model=small_model, **kwargs
+        )
         self.max_tool_threads = max_tool_threads or MAX_PARALLEL_CALLS
         self.small_model_profile = select_profile(model, small_model)
         super().__init__(tools, model, **kwargs)
+        self.config: ToolCallingAgentConfig = config
 
     def initialize_system_prompt(self) -> str:
         return render(

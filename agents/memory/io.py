@@ -267,7 +267,7 @@ def _error_to_data(error: errors.AgentError | None) -> dict[str, Any] | None:
 def _error_from_data(data: Any) -> errors.AgentError | None:
     if not isinstance(data, dict):
         return None
-    cls = getattr(errors, str(data.get("type")), None)
+    cls = getattr(errors, str(data.get("type")), None)  # a class of the module, by stored name
     message = str(data.get("message", ""))
     if cls is errors.AgentExecutionError:
         return cls(message, logs=str(data.get("logs", "")), state_lost=bool(data.get("state_lost")))

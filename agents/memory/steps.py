@@ -265,7 +265,8 @@ class AgentMemory:
     def token_usage(self) -> TokenUsage:
         total = TokenUsage()
         for step in self.steps:
-            total = total + getattr(step, "token_usage", None)
+            if isinstance(step, ActionStep | PlanningStep):  # the steps that call the model
+                total = total + step.token_usage
         return total
 
     def replay(self, logger: Any, detailed: bool = False) -> None:

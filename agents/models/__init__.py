@@ -2,12 +2,11 @@
 
 Backends are imported on first use, so `import agents.models` stays light.
 
-May import: agents.errors, agents.lazy_exports.
+May import: agents.errors, tools.lazy_exports.
 """
 
 from __future__ import annotations
 
-from agents.lazy_exports import lazy_exports
 from agents.models.base import Model
 from agents.models.messages import (
     ChatMessage,
@@ -19,6 +18,7 @@ from agents.models.messages import (
     TokenUsage,
     agglomerate_stream_deltas,
 )
+from tools.lazy_exports import lazy_exports
 
 # name -> module that defines it; loaded on first attribute access.
 _LAZY = {
@@ -39,7 +39,7 @@ _LAZY = {
 }
 
 
-__getattr__, __dir__ = lazy_exports("agents.models", _LAZY, globals())
+__getattr__, __dir__ = lazy_exports("agents.models", _LAZY, globals())  # lazy exports
 
 
 __all__ = [

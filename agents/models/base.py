@@ -51,6 +51,9 @@ class Model:
 
     supports_images = False
     native_tool_calls = False
+    # Declared here too, so a subclass that skips `__init__` still has what the agent reads.
+    model_id: str | None = None
+    context_size: int | None = None
     # Whether `generate(..., grammar=...)` constrains decoding: llama.cpp takes GBNF text or a
     # JSON schema (dict) for the reply.
     supports_grammar = False

@@ -138,7 +138,7 @@ class ChatCompletionModel(Model):
                     yield delta
         finally:
             # Closing the HTTP response tells the server to stop generating.
-            close = getattr(chunks, "close", None)
+            close = getattr(chunks, "close", None)  # the client's stream; not all can
             if callable(close):
                 close()
         if not usage_seen:

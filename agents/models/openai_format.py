@@ -26,7 +26,7 @@ def field(obj: Any, name: str, default: Any = None) -> Any:
     """Read `name` from a dict or an object; responses come as either."""
     if obj is None:
         return default
-    value = obj.get(name, default) if isinstance(obj, dict) else getattr(obj, name, default)
+    value = obj.get(name, default) if isinstance(obj, dict) else getattr(obj, name, default)  # SDK
     return default if value is None else value
 
 

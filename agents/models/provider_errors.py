@@ -124,8 +124,8 @@ def _from_status(
 
 def status_code(err: BaseException) -> int | None:
     """The HTTP status of an error, wherever the client library keeps it."""
-    for candidate in (err, getattr(err, "response", None)):
-        code = getattr(candidate, "status_code", None) if candidate is not None else None
+    for candidate in (err, getattr(err, "response", None)):  # any client's exception
+        code = getattr(candidate, "status_code", None) if candidate is not None else None  # SDK
         if isinstance(code, int):
             return code
     return None
@@ -155,6 +155,6 @@ def _class_names(err: BaseException) -> list[str]:
 
 
 def _detail(err: BaseException) -> str:
-    text = getattr(err, "message", None) or str(err) or type(err).__name__
+    text = getattr(err, "message", None) or str(err) or type(err).__name__  # any client's exception
     text = " ".join(str(text).split()).rstrip(".")
     return text if len(text) <= 400 else text[:400] + "..."

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 import time
@@ -33,6 +34,9 @@ class ScriptedReply:
         delay: Seconds to wait before answering (simulates latency).
         chunk_size: Stream the text in pieces of this many characters.
         error: An exception to raise instead of answering.
+        reached: Set when the model call begins (a test waits on it to act mid-call).
+        gate: The call answers only once this is set (a test holds a step open with it,
+            instead of a long delay); given up after `GATE_TIMEOUT_S`, so nothing hangs.
     """
 
     content: str = ""
@@ -40,9 +44,15 @@ class ScriptedReply:
     delay: float = 0.0
     chunk_size: int | None = None
     error: Exception | None = None
+    reached: threading.Event | None = None
+    gate: threading.Event | None = None
 
 
 Reply = str | ChatMessage | ScriptedReply | Callable[[list[dict[str, Any]]], Any]
+
+
+# A gated reply never waits longer than this: a test that forgets its gate fails, not hangs.
+GATE_TIMEOUT_S = 300.0
 
 
 class ScriptExhaustedError(ModelProviderError):
@@ -112,6 +122,10 @@ class ScriptedModel(Model):
         return _as_scripted(reply, self.delay)
 
     def _wait(self, reply: ScriptedReply) -> None:
+        if reply.reached is not None:
+            reply.reached.set()
+        if reply.gate is not None:
+            reply.gate.wait(GATE_TIMEOUT_S)
         if reply.delay:
             time.sleep(reply.delay)
         if reply.error:
@@ -165,9 +179,7 @@ def _call_info(stop_sequences, response_format, tools, kwargs) -> dict[str, Any]
 def _as_scripted(reply: Any, default_delay: float) -> ScriptedReply:
     if isinstance(reply, ScriptedReply):
         if not reply.delay and default_delay:
-            return ScriptedReply(
-                reply.content, reply.tool_calls, default_delay, reply.chunk_size, reply.error
-            )
+            return dataclasses.replace(reply, delay=default_delay)
         return reply
     if isinstance(reply, ChatMessage):
         calls = [(c.function.name, c.function.arguments) for c in reply.tool_calls or []]

@@ -107,8 +107,8 @@ class TransformersModel(Model):
         loaded.model.eval()
         self._ensure_chat_template(loaded.tokenizer)
         config = loaded.model.config
-        text_config = getattr(config, "text_config", None) or config
-        self.context_size = getattr(text_config, "max_position_embeddings", None)
+        text_config = getattr(config, "text_config", None) or config  # transformers' config
+        self.context_size = getattr(text_config, "max_position_embeddings", None)  # not every arch
         logger.info("loaded %s with transformers (context %s)", self.model_id, self.context_size)
         return loaded
 
@@ -132,11 +132,11 @@ class TransformersModel(Model):
         return _Loaded(model, tokenizer, None)
 
     def _ensure_chat_template(self, tokenizer: Any) -> None:
-        if getattr(tokenizer, "chat_template", None):
+        if getattr(tokenizer, "chat_template", None):  # transformers tokenizer
             return
         if self.gguf_file:
             tokenizer.chat_template = chat_template_from_gguf(Path(self.model_id) / self.gguf_file)
-        if not getattr(tokenizer, "chat_template", None):
+        if not getattr(tokenizer, "chat_template", None):  # transformers tokenizer
             raise AgentConfigError(
                 f"{self.model_id!r} has no chat template; use an instruct/chat model."
             )
@@ -297,4 +297,4 @@ class _GenerationThread(threading.Thread):
 
 
 def _is_vision(config: Any) -> bool:
-    return getattr(config, "vision_config", None) is not None
+    return getattr(config, "vision_config", None) is not None  # transformers config

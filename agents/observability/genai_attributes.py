@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agents.models.messages import ChatMessage
+
 MAX_CONTENT_CHARS = 16_000
 
 
@@ -15,9 +17,9 @@ def model_name(model: Any) -> str:
     """The model's id for span names (its class name when it has none).
 
     Args:
-        model: A `Model`, or any object with `generate`.
+        model: The agent's model (an `AgentModel`).
     """
-    return str(getattr(model, "model_id", None) or type(model).__name__)
+    return str(model.model_id or type(model).__name__)
 
 
 _SYSTEMS = {
@@ -56,12 +58,12 @@ def answer_attributes(answer: Any, content: bool) -> dict[str, Any]:
 
 def finish_reason(answer: Any) -> str:
     """The backend's finish reason when its raw response carries one (OpenAI shape)."""
-    raw = answer.raw
-    choices = raw.get("choices") if isinstance(raw, dict) else getattr(raw, "choices", None)
+    raw = answer.raw  # the provider's own response: a dict or its client's object
+    choices = raw.get("choices") if isinstance(raw, dict) else getattr(raw, "choices", None)  # SDK
     if isinstance(choices, list) and choices:
         first = choices[0]
         reason = first.get("finish_reason") if isinstance(first, dict) else None
-        reason = reason or getattr(first, "finish_reason", None)
+        reason = reason or getattr(first, "finish_reason", None)  # the provider's object
         if isinstance(reason, str) and reason:
             return reason
     return "tool_calls" if answer.tool_calls else "stop"
@@ -69,7 +71,7 @@ def finish_reason(answer: Any) -> str:
 
 def messages_json(messages: list[Any]) -> str:
     """Chat messages as clipped JSON (for `gen_ai.input.messages`/`output.messages`)."""
-    data = [m.dict() if callable(getattr(m, "dict", None)) else m for m in messages]
+    data = [m.dict() if isinstance(m, ChatMessage) else m for m in messages]
     return clip(json.dumps(data, default=str))
 
 

@@ -18,7 +18,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Protocol
 
-from agents.errors import AgentConfigError, AgentInterruptedError
+from agents.errors import AgentConfigError, AgentExecutionError, AgentInterruptedError
+from agents.memory.steps import ActionStep
 from agents.observability.genai_attributes import (
     answer_attributes,
     clip,
@@ -287,7 +288,7 @@ class AgentTracing:
                         "gen_ai.usage.output_tokens": usage.output_tokens,
                     }
                 )
-            error = getattr(step, "error", None)
+            error = step.error if isinstance(step, ActionStep) else None
             if isinstance(error, AgentInterruptedError):  # a stop is not a failure
                 span.set_attributes({"smolui.step.interrupted": True})
             elif error is not None:
@@ -379,7 +380,7 @@ class AgentTracing:
                 span.set_attributes({"gen_ai.tool.call.result": clip(result.logs)})
             return result
         except BaseException as error:
-            lost = bool(getattr(error, "state_lost", False))
+            lost = isinstance(error, AgentExecutionError) and error.state_lost
             span.set_attributes({"smolui.code.outcome": "state_lost" if lost else "error"})
             span.record_error(error)
             raise

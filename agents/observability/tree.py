@@ -8,9 +8,9 @@ from typing import Any
 def agent_tree(agent: Any, prefix: str = "") -> str:
     """Render `agent` as an indented tree."""
     title = f"{type(agent).__name__}"
-    if getattr(agent, "name", None):
+    if agent.name:
         title += f" '{agent.name}'"
-    title += f" · model {getattr(agent.model, 'model_id', None) or type(agent.model).__name__}"
+    title += f" · model {agent.model.model_id or type(agent.model).__name__}"
     lines = [prefix + title]
     tools = [t for name, t in agent.tools.items()]
     lines.append(f"{prefix}├── Tools ({len(tools)})")

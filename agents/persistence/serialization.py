@@ -30,7 +30,7 @@ logger = logging.getLogger(__name__)
 
 FORMAT = "smolui-agent/1"
 
-# constructor arguments saved as they are, when the agent has them
+# constructor arguments a saved agent may set (`saved_settings()` says which it has)
 _COMMON = (
     "max_steps",
     "planning_interval",
@@ -87,14 +87,10 @@ def agent_to_dict(agent: Any, include_code: bool = True) -> dict[str, Any]:
     from tools.tool_source import third_party_modules, tool_source
 
     data: dict[str, Any] = {"format": FORMAT, "class": type(agent).__name__}
-    for key in _COMMON + (_CODE_AGENT if hasattr(agent, "executor_type") else ()):
-        if hasattr(agent, key):
-            value = getattr(agent, key)
-            data[key] = _plain(_without_secrets(value) if key == "executor_kwargs" else value, key)
-    level = getattr(getattr(agent, "logger", None), "level", None)
-    if level is not None:
-        data["verbosity_level"] = int(level)
-    data["model"] = _model_to_dict(agent.model)
+    for key, value in agent.saved_settings().items():
+        data[key] = _plain(_without_secrets(value) if key == "executor_kwargs" else value, key)
+    data["verbosity_level"] = int(agent.logger.level)
+    data["model"] = agent.model.to_dict()
     data["prompt_templates"] = agent.prompt_templates
     tools = _saved_tools(agent)
     data["tools"] = [t.name for t in tools]
@@ -223,31 +219,6 @@ def agent_from_folder(folder: str | Path, trust_remote_code: bool = False, **kwa
 # -- Hub -----------------------------------------------------------------------------------
 
 
-def push_agent_to_hub(
-    agent: Any,
-    repo_id: str,
-    commit_message: str = "Upload agent",
-    private: bool | None = None,
-    token: bool | str | None = None,
-    create_pr: bool = False,
-) -> str:
-    """Save the agent to a temporary folder and upload it to a Space; returns the commit URL.
-
-    Args:
-        agent: The agent.
-        repo_id: The Space id, e.g. `"user/my-agent"`.
-        commit_message: The commit message.
-        private: Create the Space private.
-        token: A Hugging Face token.
-        create_pr: Open a pull request instead of committing.
-    """
-    from tools.hub import upload_folder_to_hub
-
-    with tempfile.TemporaryDirectory() as folder:
-        save_agent(agent, folder)
-        return upload_folder_to_hub(folder, repo_id, commit_message, private, token, create_pr)
-
-
 def agent_from_hub(
     repo_id: str, token: str | None = None, trust_remote_code: bool = False, **kwargs: Any
 ) -> Any:
@@ -281,7 +252,7 @@ def agent_class(name: str) -> type:
 
     if name not in ("CodeAgent", "ToolCallingAgent", "MultiStepAgent"):
         raise AgentConfigError(f"Unknown agent class {name!r} in the saved agent.")
-    return getattr(agents, name)
+    return getattr(agents, name)  # a lazy export of the package, by its saved name
 
 
 def model_from_dict(data: dict[str, Any]) -> Any:
@@ -294,20 +265,12 @@ def model_from_dict(data: dict[str, Any]) -> Any:
 
     data = dict(data)
     name = data.pop("class", None)
-    cls = getattr(agents, name, None) if isinstance(name, str) else None
-    if cls is None or not callable(getattr(cls, "generate", None)):
+    cls = getattr(agents, name, None) if isinstance(name, str) else None  # a lazy export
+    if not (isinstance(cls, type) and issubclass(cls, Model)):
         raise AgentConfigError(
             f"The saved agent's model class {name!r} is unknown; pass model=... when loading."
         )
-    if isinstance(cls, type) and issubclass(cls, Model):
-        return cls.from_dict(data)
-    return cls(**data)
-
-
-def _model_to_dict(model: Any) -> dict[str, Any]:
-    if callable(getattr(model, "to_dict", None)):
-        return model.to_dict()
-    return {"class": type(model).__name__, "model_id": getattr(model, "model_id", None)}
+    return cls.from_dict(data)
 
 
 def _saved_tools(agent: Any) -> list[Any]:

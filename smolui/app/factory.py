@@ -122,7 +122,8 @@ def resolve_tools(names: tuple[str, ...] | list[str]) -> list[Any]:
                 f"Unknown tool {name!r}; choose from {', '.join(sorted(TOOL_CLASSES))}."
             )
         module, cls = TOOL_CLASSES[name]
-        tools.append(getattr(importlib.import_module(module), cls)())
+        tool_class = getattr(importlib.import_module(module), cls)  # a module's, imported on use
+        tools.append(tool_class())
     return tools
 
 

@@ -14,6 +14,11 @@ configuration stays the same (it keeps the one it built).
 
 Not hidden: a package already imported (e.g. inside a notebook), and `mcp` when
 `GRADIO_MCP_SERVER` asks gradio for its MCP server.
+
+No public switch does this (checked against gradio 6.31: `gradio.server` imports
+`gradio.mcp`, `gradio/__init__` imports `gradio.ipython_ext`, `Blocks` calls
+`utils.colab_check()`, and no parameter or environment variable skips them), so this module
+is the one place that works around those imports.
 """
 
 from __future__ import annotations

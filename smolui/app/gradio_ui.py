@@ -7,7 +7,7 @@ import logging
 import secrets
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents.loop.agent import MultiStepAgent
 from smolui.app.factory import AgentOrFactory, as_factory
@@ -16,6 +16,12 @@ from smolui.app.ui_compat import GradioUIApiMixin
 from smolui.render.media import MediaSink, media_root
 from smolui.render.messages import Message
 from smolui.sessions import SessionRegistry
+
+if TYPE_CHECKING:  # imported where used: building the app loads them, importing it must not
+    from smolui.conversations.keeper import ConversationKeeper
+    from smolui.observability.metrics import AppMetrics
+    from smolui.store import ConversationStore
+    from smolui.turns.admission import TurnAdmission
 
 logger = logging.getLogger(__name__)
 
@@ -82,10 +88,10 @@ class GradioUI(GradioUIApiMixin):
         self.examples = examples
         self.title = title
         self.demo: Any = None
-        self.store: Any = None  # a ConversationStore to use instead of the settings' one
-        self.keeper: Any = None
-        self.metrics: Any = None  # an AppMetrics, made with the app (served at /metrics)
-        self.admission: Any = None  # a TurnAdmission (sign-in, limits, queue), made with the app
+        self.store: ConversationStore | None = None  # instead of the settings' one
+        self.keeper: ConversationKeeper | None = None
+        self.metrics: AppMetrics | None = None  # made with the app (served at /metrics)
+        self.admission: TurnAdmission | None = None  # sign-in, limits, queue: made with the app
         # Name -> check for /readyz; the store's is added with the app, app.py adds the model's.
         self.ready_checks: dict[str, Callable[[], None]] = {}
         self.server: Any = None
@@ -269,13 +275,18 @@ def _calm_queue_polling(demo: Any) -> None:
     The queue polls in a loop; at 1 ms an idle server burns about a tenth of a core and,
     under load, crowds the event loop that streams the pages' updates. A turn waits at
     most 10 ms more to start, which nobody sees next to a model call.
+
+    The one place smolui touches gradio's private parts. Checked against gradio 6.31: the
+    intervals are set only in `gradio.queueing.Queue.__init__`, and neither `Blocks.queue`
+    nor `Blocks.launch` nor an environment variable sets them. A gradio without these
+    attributes leaves its queue as it is.
     """
-    queue = getattr(demo, "_queue", None)
+    queue = getattr(demo, "_queue", None)  # gradio private: see above
     if queue is None:
         return
-    if getattr(queue, "sleep_when_free", None) is not None:
+    if getattr(queue, "sleep_when_free", None) is not None:  # gradio private: see above
         queue.sleep_when_free = max(queue.sleep_when_free, QUEUE_POLL_S)
-    if getattr(queue, "progress_update_sleep_when_free", None) is not None:
+    if getattr(queue, "progress_update_sleep_when_free", None) is not None:  # see above
         queue.progress_update_sleep_when_free = max(
             queue.progress_update_sleep_when_free, PROGRESS_POLL_S
         )

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 
@@ -169,9 +169,9 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=_epilog(),
     )
-    defaults = Settings()
+    defaults = asdict(Settings())
     for name, (env, text) in _FLAGS.items():
-        default = getattr(defaults, name)
+        default = defaults[name]
         if isinstance(default, tuple):
             default = ",".join(default)
         parser.add_argument(
@@ -182,7 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
         parser.add_argument(
             "--" + name.replace("_", "-"), dest=name, default=None,
             action=argparse.BooleanOptionalAction,
-            help=f"{text} [env {env}=1/0; default {getattr(defaults, name)}]",
+            help=f"{text} [env {env}=1/0; default {defaults[name]}]",
         )  # fmt: skip
     parser.add_argument(
         "--auth",
@@ -224,6 +224,7 @@ def settings_from_args(
     args = vars(parser.parse_args(argv))
     env = os.environ if environ is None else environ
     values: dict[str, Any] = {}
+    defaults = asdict(Settings())
     for name, (var, _) in {**_FLAGS, **_BOOL_FLAGS}.items():
         raw = args.get(name)
         if raw is None:
@@ -231,7 +232,7 @@ def settings_from_args(
         if raw is None:
             continue
         try:
-            values[name] = _convert(name, raw, getattr(Settings(), name))
+            values[name] = _convert(name, raw, defaults[name])
         except ValueError as error:
             parser.error(f"--{name.replace('_', '-')}: {error}")
     auth = args.get("auth") or env.get("SMOLUI_AUTH")
@@ -293,9 +294,15 @@ def validate(settings: Settings) -> str | None:
         return "--executor jupyter needs --executor-url (or SMOLUI_EXECUTOR_URL)"
     if not 0 < settings.port < 65536:
         return f"port must be between 1 and 65535, not {settings.port}"
-    positive = ("concurrency", "max_files", "max_steps", "max_sessions", "max_file_size_mb")
-    for name in positive:
-        if getattr(settings, name) <= 0:
+    positive = {
+        "concurrency": settings.concurrency,
+        "max_files": settings.max_files,
+        "max_steps": settings.max_steps,
+        "max_sessions": settings.max_sessions,
+        "max_file_size_mb": settings.max_file_size_mb,
+    }
+    for name, value in positive.items():
+        if value <= 0:
             return f"{name.replace('_', ' ')} must be positive"
     if settings.sandbox_memory_mb < 64:
         return "sandbox memory must be at least 64 MB"
@@ -306,16 +313,6 @@ def validate(settings: Settings) -> str | None:
     return _limits_problem(settings)
 
 
-_LIMITS = (
-    "turns_per_hour",
-    "turns_per_day",
-    "tokens_per_day",
-    "upload_mb_per_day",
-    "user_concurrency",
-    "queue_size",
-)
-
-
 def _limits_problem(settings: Settings) -> str | None:
     """What is wrong with the sign-in and per-user limit settings, or None."""
     from smolui.auth import AuthConfig
@@ -323,7 +320,15 @@ def _limits_problem(settings: Settings) -> str | None:
     problem = AuthConfig.from_settings(settings).problem()
     if problem:
         return problem
-    for name in _LIMITS:
-        if getattr(settings, name) < 0:
+    limits = {
+        "turns_per_hour": settings.turns_per_hour,
+        "turns_per_day": settings.turns_per_day,
+        "tokens_per_day": settings.tokens_per_day,
+        "upload_mb_per_day": settings.upload_mb_per_day,
+        "user_concurrency": settings.user_concurrency,
+        "queue_size": settings.queue_size,
+    }
+    for name, value in limits.items():
+        if value < 0:
             return f"{name.replace('_', ' ')} must not be negative (0: no limit)"
     return None

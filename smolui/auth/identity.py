@@ -88,10 +88,10 @@ def client_address(request: Any, trust_forwarded: bool = False) -> str | None:
     if request is None:
         return None
     if trust_forwarded:
-        headers = getattr(request, "headers", None) or {}
+        headers = getattr(request, "headers", None) or {}  # gr.Request: none outside HTTP
         forwarded = str(dict(headers).get("x-forwarded-for") or "").split(",")[0].strip()
         if forwarded:
             return forwarded
-    client = getattr(request, "client", None)
-    host = getattr(client, "host", None) if client is not None else None
+    client = getattr(request, "client", None)  # gr.Request: none outside HTTP
+    host = getattr(client, "host", None) if client is not None else None  # starlette Address
     return str(host) if host else None

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agents.loop.agent import MultiStepAgent
-from agents.memory import image_budget
 from agents.memory.io import FolderImageStore, MemoryFormatError, steps_from_data
 from agents.memory.steps import ActionStep
 from smolui.conversations import transcripts
@@ -155,9 +154,7 @@ class ConversationKeeper:
         uses_code = any(isinstance(s, ActionStep) and s.code_action for s in steps)
 
         def restore(agent: MultiStepAgent) -> None:
-            agent.memory.steps = list(steps)
-            # Stored images load at full size: capped now, not after the next turn's first step.
-            image_budget.keep_images_within(agent.memory.steps, agent.max_kept_image_pixels)
+            agent.restore_memory(steps)
 
         self.store.files.adopt_unscoped(record.folder, record.owner)  # saved before owners
         upload_dir = self.store.upload_dir(record.folder, record.owner)

@@ -13,12 +13,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from smolui.auth import Identity
+from smolui.conversations.keeper import ConversationKeeper
 from smolui.observability.observer import NoTurnObserver, TurnObserver
 from smolui.render.messages import Message, render_notice
 from smolui.sessions import ConversationUnavailableError, Session, SessionRegistry
 from smolui.sessions.model_choice import fall_back_if_gone
 from smolui.turns.admission import TurnAdmission
 from smolui.turns.config import HandlerConfig
+from smolui.turns.pending import PendingTurn
 from smolui.turns.retry_queue import queued_retry, without_last_answer
 from smolui.turns.runner import (
     MAX_UPDATE_INTERVAL_S,
@@ -76,7 +78,7 @@ class ChatHandlers:
         self,
         registry: SessionRegistry,
         config: HandlerConfig,
-        keeper: Any = None,
+        keeper: ConversationKeeper | None = None,
         observer: TurnObserver | None = None,
         admission: TurnAdmission | None = None,
     ):
@@ -96,7 +98,7 @@ class ChatHandlers:
         message: dict[str, Any] | None,
         history: list[Message],
         conversation_id: str | None = None,
-    ) -> tuple[list[Message], Any]:
+    ) -> tuple[list[Message], PendingTurn | None]:
         """Show the user's message at once and remember it as the pending request; it is
         held for the conversation until its turn starts (`UnsentMessages`).
 
@@ -117,11 +119,11 @@ class ChatHandlers:
         shown += [{"role": "user", "content": {"path": path}} for path in files]
         if text:
             shown.append({"role": "user", "content": text})
-        return shown, self.unsent.hold(conversation_id, {"text": text, "files": files})
+        return shown, self.unsent.hold(conversation_id, PendingTurn.message(text, files))
 
     def run_turn(
         self,
-        pending: Any,
+        pending: PendingTurn | None,
         history: list[Message],
         conversation_id: str | None,
         page: str | None = None,
@@ -130,7 +132,7 @@ class ChatHandlers:
         """Run the agent on the pending request and stream the rendered events.
 
         Args:
-            pending: What `echo` (or `retry`) left: `{"text", "files"}` or `{"retry": True}`.
+            pending: What `echo` (or a retry) left; None: nothing runs.
             history: The chat including the user's message.
             conversation_id: The page's conversation id.
             page: The page's session hash (to start the grace period when it closes).
@@ -140,7 +142,7 @@ class ChatHandlers:
             The chat and the conversation id (new if the old one was gone).
         """
         history = list(history or [])
-        if not pending:
+        if pending is None:
             yield history, conversation_id
             return
         if not self.unsent.take(conversation_id, pending):  # a reopened page has it back
@@ -153,7 +155,7 @@ class ChatHandlers:
             return
         notes = self._notes(session, conversation_id)
         claimed = session.begin_turn(wait=BUSY_WAIT_S)
-        if pending.get("after_stop"):  # a Retry pressed while a stopped turn ended its step
+        if pending.after_stop:  # a Retry pressed while a stopped turn ended its step
             history, cancelled = queued_retry(session, claimed, history)
             if cancelled:
                 session.end_turn()
@@ -240,7 +242,7 @@ class ChatHandlers:
 
     def retry(
         self, history: list[Message], conversation_id: str | None
-    ) -> tuple[list[Message], Any]:
+    ) -> tuple[list[Message], PendingTurn | None]:
         """Drop the last answer from the chat and ask `run_turn` to run the request again.
 
         Args:
@@ -250,9 +252,9 @@ class ChatHandlers:
         session = self.registry.get(conversation_id)
         if session is None or session.last_request is None or session.busy:
             return history, None
-        return without_last_answer(history), {"retry": True}
+        return without_last_answer(history), PendingTurn.retry_last()
 
-    def side_panel(self, conversation_id: str | None, pending: dict[str, Any] | None = None) -> str:
+    def side_panel(self, conversation_id: str | None, pending: PendingTurn | None = None) -> str:
         """The side panel's Markdown for this conversation.
 
         Args:
@@ -265,7 +267,7 @@ class ChatHandlers:
         session = self.registry.get(conversation_id)
         agent = session.built_agent if session is not None else None
         files = session.files if session is not None else []
-        reading = [os.path.basename(path) for path in (pending or {}).get("files") or []]
+        reading = [os.path.basename(path) for path in pending.files] if pending is not None else []
         config = self.config
         picked = session.model if session is not None else None
         if picked is not None and not config.model_available(picked):
@@ -288,4 +290,4 @@ def _file_path(item: Any) -> str | None:
         return item
     if isinstance(item, dict):
         return item.get("path")
-    return getattr(item, "path", None)
+    return getattr(item, "path", None)  # gradio's FileData: naming it would import gradio

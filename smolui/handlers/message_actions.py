@@ -17,6 +17,8 @@ from typing import Any
 
 from smolui.handlers.chat import ChatHandlers
 from smolui.render.attachments import is_refused_chip
+from smolui.sessions import Session
+from smolui.turns.pending import PendingTurn
 
 logger = logging.getLogger(__name__)
 
@@ -43,14 +45,13 @@ class ActionResult:
 
     Args:
         chat: The chat messages the page shows next.
-        pending: What `ChatHandlers.run_turn` runs next (`{"text", "files"}`, `{"retry": True}`,
-            or with `"after_stop": True` a retry that waits for the stopped turn to end),
-            or None when nothing runs.
+        pending: What `ChatHandlers.run_turn` runs next (a message, a retry, or a retry that
+            waits for the stopped turn to end), or None when nothing runs.
         notice: A short line for the page (a toast) when the action did not happen.
     """
 
     chat: list[Message]
-    pending: dict[str, Any] | None = None
+    pending: PendingTurn | None = None
     notice: str | None = None
 
 
@@ -139,7 +140,7 @@ class MessageActions:
             return ActionResult(history, notice=NOTHING_TO_RETRY)
         if session is not None and not self._forget(session):
             return ActionResult(history, notice=STILL_RUNNING)
-        return ActionResult(history[: turn[1] + 1], {"text": text, "files": []})
+        return ActionResult(history[: turn[1] + 1], PendingTurn.message(text))
 
     def edit(
         self,
@@ -177,9 +178,9 @@ class MessageActions:
         if session is not None and _first_text(history[:index]) is None:
             self._retitle(session, text_only(previous) or "", new_text)
         shown = history[:index] + [{"role": "user", "content": new_text}]
-        return ActionResult(shown, {"text": new_text, "files": []})
+        return ActionResult(shown, PendingTurn.message(new_text))
 
-    def _forget(self, session: Any) -> bool:
+    def _forget(self, session: Session) -> bool:
         """The agent forgets its last turn; False when a turn runs now."""
         if not session.begin_turn(wait=0.0):
             return False
@@ -191,7 +192,7 @@ class MessageActions:
             session.end_turn()
         return True
 
-    def _retitle(self, session: Any, old_text: str, new_text: str) -> None:
+    def _retitle(self, session: Session, old_text: str, new_text: str) -> None:
         """The conversation's title follows its edited first message, when the title was
         made from that message (a title the person chose stays)."""
         from smolui.store.conversations import title_of
@@ -207,13 +208,13 @@ class MessageActions:
         except Exception:  # the title is a nicety: the edit itself goes on
             logger.warning("could not retitle an edited conversation", exc_info=True)
 
-    def _save(self, session: Any, chat: list[Message]) -> None:
+    def _save(self, session: Session, chat: list[Message]) -> None:
         keeper = self.chat.keeper
         if keeper is not None and session.owner is not None:
             keeper.save(session, chat, "idle")
 
 
-def _retry_when_stopped(session: Any, history: list[Message]) -> ActionResult:
+def _retry_when_stopped(session: Session, history: list[Message]) -> ActionResult:
     """Retry while a turn runs: refused unless it was stopped; a stopped turn still ends its
     step, so the retry is queued behind it (`ChatHandlers.run_turn` waits for its end)."""
     if not session.stop_requested.is_set():
@@ -221,7 +222,7 @@ def _retry_when_stopped(session: Any, history: list[Message]) -> ActionResult:
     if session.retry_after_stop:
         return ActionResult(history, notice=RETRY_ALREADY_WAITING)
     session.retry_after_stop = True
-    return ActionResult(history, {"retry": True, "after_stop": True}, RETRY_AFTER_STOP)
+    return ActionResult(history, PendingTurn.retry_last(after_stop=True), RETRY_AFTER_STOP)
 
 
 def _is_user(message: Message) -> bool:

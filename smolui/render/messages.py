@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from agents.errors import AgentError
 from agents.executors.previews import as_table
 from agents.memory.steps import ActionStep, PlanningStep, ToolCall
 from agents.models.messages import TokenUsage
@@ -224,7 +225,7 @@ def step_time(seconds: float | None) -> str:
     return "" if seconds is None else format_duration(seconds)
 
 
-def render_step_error(error: BaseException, error_id: str, parent_id: str) -> Message:
+def render_step_error(error: AgentError, error_id: str, parent_id: str) -> Message:
     """A visibly distinct child message for an error recorded on a step.
 
     Args:
@@ -232,7 +233,7 @@ def render_step_error(error: BaseException, error_id: str, parent_id: str) -> Me
         error_id: The child's id.
         parent_id: The step message's id.
     """
-    text = getattr(error, "message", None) or str(error)
+    text = error.message or str(error)
     return message(
         fenced(clip(redact(text)), "text"),
         title=f"✕ {step_error_title(error)}",

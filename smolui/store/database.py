@@ -116,7 +116,8 @@ def check_reachable(engine: Any) -> None:
         with engine.connect() as connection:
             connection.execute(text("SELECT 1"))
     except (SQLAlchemyError, OSError) as error:
-        reason = str(getattr(error, "orig", None) or error).strip().splitlines()[0]
+        cause = getattr(error, "orig", None)  # SQLAlchemy: the driver's error, on a DBAPIError only
+        reason = str(cause or error).strip().splitlines()[0]
         raise StoreUnavailableError(
             f"cannot reach the conversation database at {safe_url(str(engine.url))}: {reason}"
         ) from None

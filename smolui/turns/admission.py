@@ -14,6 +14,7 @@ from typing import Any
 from agents.memory.steps import ActionStep, PlanningStep
 from smolui.auth import Identity, SignIn
 from smolui.turns.limits import UsageLimiter, subjects_for
+from smolui.turns.pending import PendingTurn
 from smolui.turns.queue import QueueRefusal, TurnQueue, TurnSlot, queue_message
 
 logger = logging.getLogger(__name__)
@@ -134,14 +135,14 @@ class TurnAdmission:
         self.sign_in, self.limiter, self.queue = sign_in, limiter, queue
 
     def enter(
-        self, identity: Identity, owner: str | None, pending: Any, conversation: str = ""
+        self, identity: Identity, owner: str | None, pending: PendingTurn, conversation: str = ""
     ) -> Admission | str:
         """Let a turn in (it may still have to wait), or say why not; nothing runs then.
 
         Args:
             identity: Who sends it.
             owner: The conversation's owner (a signed-in owner id or a browser key).
-            pending: The pending message (`{"text", "files"}` or `{"retry": True}`).
+            pending: The turn's message (or retry).
             conversation: The conversation's id: an API client that keeps no owner key is
                 held to one turn at a time per conversation (not per address, which many
                 people may share).
@@ -192,12 +193,10 @@ def _runner(identity: Identity, owner: str | None, conversation: str) -> str:
     return f"key:{owner}" if owner else f"conversation:{conversation}"
 
 
-def _upload_bytes(pending: Any) -> int:
+def _upload_bytes(pending: PendingTurn) -> int:
     """Bytes of the files the message attaches (already on disk in gradio's upload cache)."""
-    if not isinstance(pending, dict):
-        return 0
     total = 0
-    for path in pending.get("files") or []:
+    for path in pending.files:
         try:
             total += os.path.getsize(path)
         except (OSError, TypeError):

@@ -13,6 +13,7 @@ from agents.loop.agent import MultiStepAgent
 from smolui.render.attachments import attachment_notes
 from smolui.render.messages import Message, render_notice
 from smolui.sessions import Session
+from smolui.turns.pending import PendingTurn
 from smolui.turns.turn import TurnRequest
 from smolui.uploads import UploadPolicy, ingest
 from smolui.uploads.ingest import RefusedFile
@@ -41,7 +42,7 @@ class Prepared:
 def prepare_request(
     session: Session,
     agent: MultiStepAgent,
-    pending: dict[str, Any],
+    pending: PendingTurn,
     policy: UploadPolicy,
     max_files: int,
 ) -> Prepared:
@@ -50,13 +51,13 @@ def prepare_request(
     Args:
         session: The conversation (its upload folder, files and last request).
         agent: Its agent (whether the model takes images; undoing a retried turn).
-        pending: `{"text", "files"}` from the message box, or `{"retry": True}`.
+        pending: A message from the message box, or a retry.
         policy: Upload limits.
         max_files: Most files per message; the rest are refused with a note.
     """
-    if pending.get("retry"):
+    if pending.retry:
         return _retry(session, agent)
-    paths = list(pending.get("files") or [])
+    paths = list(pending.files)
     notes: list[Message] = []
     if len(paths) > max_files:
         dropped = [os.path.basename(p) for p in paths[max_files:]]
@@ -68,7 +69,7 @@ def prepare_request(
             )
         )
         paths = paths[:max_files]
-    text = pending.get("text") or ""
+    text = pending.text
     if session.resume_note:  # one line for the model: the code's variables are gone
         text, session.resume_note = f"{session.resume_note}\n{text}", None
     images: list[Any] = []

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from typing import Any
 
 from smolui.auth import Identity
 from smolui.observability.observer import TurnObserver, TurnObservers
@@ -16,6 +15,7 @@ from smolui.render.messages import Message, render_notice
 from smolui.sessions import Session
 from smolui.turns.admission import Admission
 from smolui.turns.config import HandlerConfig
+from smolui.turns.pending import PendingTurn
 from smolui.turns.request import prepare_request
 from smolui.turns.start import Save
 from smolui.turns.turn import AgentTurn
@@ -61,7 +61,7 @@ class TurnRunner:
     def run(
         self,
         session: Session,
-        pending: dict[str, Any],
+        pending: PendingTurn,
         history: list[Message],
         admission: Admission,
         identity: Identity | None = None,
@@ -70,7 +70,7 @@ class TurnRunner:
 
         Args:
             session: The claimed conversation (its live turn made by `turn_start.begin`).
-            pending: The request: `{"text", "files"}` or `{"retry": True}`.
+            pending: The message (or retry) to run.
             history: The chat including the user's message.
             admission: The gate's admission, released when the turn ends.
             identity: Who sends it (None: an anonymous visitor).
@@ -95,7 +95,7 @@ class TurnRunner:
     def _drive(
         self,
         session: Session,
-        pending: dict[str, Any],
+        pending: PendingTurn,
         turn: AgentTurn,
         history: list[Message],
         admission: Admission,

@@ -8,13 +8,13 @@ as it was.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
-from typing import Any
 
 from smolui.auth import Identity
 from smolui.render.messages import Message, render_notice
 from smolui.sessions import Session
 from smolui.turns.admission import LEFT_QUEUE, Admission, TurnAdmission
 from smolui.turns.live import LiveTurn
+from smolui.turns.pending import PendingTurn
 
 # Keeps a conversation in the store: (session, chat, turn state) -> saved.
 Save = Callable[[Session, list[Message], str], bool]
@@ -51,7 +51,7 @@ def end_unstarted(session: Session, chat: list[Message], save: Save) -> None:
 def admit(
     admission: TurnAdmission | None,
     session: Session,
-    pending: Any,
+    pending: PendingTurn,
     identity: Identity | None,
     chat: list[Message],
     save: Save,

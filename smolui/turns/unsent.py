@@ -19,8 +19,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from smolui.turns.pending import PendingTurn
+
 KEEP_S = 3600.0  # a message held longer (its page closed, never reopened) is forgotten
-TOKEN_KEY = "unsent"  # where the pending request carries its token
 
 
 class UnsentMessages:
@@ -35,15 +36,15 @@ class UnsentMessages:
         self.keep_s = keep_s
         self.clock = clock
         self._lock = threading.Lock()
-        self._held: dict[str, tuple[str, dict[str, Any], float]] = {}
+        self._held: dict[str, tuple[str, PendingTurn, float]] = {}
         self._given_back: dict[str, float] = {}  # tokens of messages that went back to a page
 
-    def hold(self, conversation_id: str | None, message: dict[str, Any]) -> dict[str, Any]:
+    def hold(self, conversation_id: str | None, message: PendingTurn) -> PendingTurn:
         """Hold a message the page just showed until its turn starts.
 
         Args:
             conversation_id: The page's conversation id (None: nothing is held).
-            message: The pending request `{"text", "files"}`.
+            message: The message the page sent.
 
         Returns:
             The request to hand to the turn: `message` with its token.
@@ -54,10 +55,10 @@ class UnsentMessages:
         now = self.clock()
         with self._lock:
             self._forget_old(now)
-            self._held[conversation_id] = (token, dict(message), now)
-        return {**message, TOKEN_KEY: token}
+            self._held[conversation_id] = (token, message, now)
+        return message.held(token)
 
-    def take(self, conversation_id: str | None, pending: dict[str, Any]) -> bool:
+    def take(self, conversation_id: str | None, pending: PendingTurn) -> bool:
         """The turn of `pending` starts: it is no longer held.
 
         Args:
@@ -68,7 +69,7 @@ class UnsentMessages:
             False when the message went back to a reopened page meanwhile (the turn must not
             run it); True otherwise, also for requests that were never held (retries, edits).
         """
-        token = pending.get(TOKEN_KEY)
+        token = pending.token
         if not token:
             return True
         with self._lock:
@@ -85,7 +86,8 @@ class UnsentMessages:
             conversation_id: The conversation the page opened.
 
         Returns:
-            `{"text", "files"}`, or None when none is held.
+            The message as the message box's value (`{"text", "files"}`), or None when
+            none is held.
         """
         now = self.clock()
         with self._lock:
@@ -95,7 +97,7 @@ class UnsentMessages:
                 return None
             token, message, _ = held
             self._given_back[token] = now
-        return message
+        return message.as_box_value()
 
     def _forget_old(self, now: float) -> None:
         oldest = now - self.keep_s

@@ -13,6 +13,8 @@ from typing import Any
 
 from smolui.handlers.chat import ChatHandlers
 from smolui.handlers.message_actions import ActionResult, Message, MessageActions
+from smolui.turns.pending import PendingTurn
+from smolui.ui.layout import Layout
 
 
 def answering_panel(chat: ChatHandlers) -> Callable[[Any, Any], Any]:
@@ -25,7 +27,7 @@ def answering_panel(chat: ChatHandlers) -> Callable[[Any, Any], Any]:
     """
     import gradio as gr
 
-    def panel(conversation_id: Any, pending: Any) -> Any:
+    def panel(conversation_id: Any, pending: PendingTurn | None) -> Any:
         return chat.side_panel(conversation_id, pending) if pending is not None else gr.skip()
 
     return panel
@@ -70,7 +72,7 @@ def action_adapters(chat: ChatHandlers) -> dict[str, Callable]:
     return {"undo": undo, "retry": retry, "edit": edit}
 
 
-def retried_turn(run: Callable, inputs: list, ui: Any) -> tuple:
+def retried_turn(run: Callable, inputs: list, ui: Layout) -> tuple:
     """(handler, inputs, outputs) of the turn a retry or an edit starts: each update also
     keeps Stop enabled while it runs. The page that pressed Stop has its turn's end handler
     (which disables Stop) in flight, and it may land after the retry's own update.
@@ -79,13 +81,13 @@ def retried_turn(run: Callable, inputs: list, ui: Any) -> tuple:
         run: The queued turn handler (`pending, history, conversation_id, ...` -> updates of
             `(chat, conversation_id)`).
         inputs: Its inputs, the pending request first.
-        ui: The page's components (`smolui.ui.layout.Layout`).
+        ui: The page's components.
     """
     from smolui.ui.controls import stop_button
 
     @functools.wraps(run)  # gradio reads the wrapped signature (request, profile)
     def turn(*args: Any, **kwargs: Any) -> Iterator[tuple]:
-        running = bool(args[0]) if args else False
+        running = bool(args) and args[0] is not None  # the pending turn comes first
         for chat, conversation_id in run(*args, **kwargs):
             yield chat, conversation_id, stop_button(running)
 
@@ -93,7 +95,7 @@ def retried_turn(run: Callable, inputs: list, ui: Any) -> tuple:
 
 
 def wire_actions(
-    layout: Any,
+    layout: Layout,
     chat: ChatHandlers,
     run: tuple,
     after: tuple,
@@ -103,7 +105,7 @@ def wire_actions(
     of the last message, and the trash, which clears like the Clear button.
 
     Args:
-        layout: The page's components (`smolui.ui.layout.Layout`).
+        layout: The page's components.
         chat: The page's turn handlers.
         run: (handler, inputs, outputs) of the queued turn that follows a retry or an edit.
         after: (handler, inputs, outputs) that refreshes the page once a turn ends.

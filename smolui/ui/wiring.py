@@ -16,6 +16,7 @@ from smolui.handlers.chat import ChatHandlers
 from smolui.handlers.conversations import ConversationHandlers
 from smolui.render.export import write_export
 from smolui.sessions.model_choice import DEFAULT_CHOICE
+from smolui.turns.pending import PendingTurn
 from smolui.ui.controls import retry_adapter, stop_adapter, stop_button
 from smolui.ui.layout import Layout
 from smolui.ui.message_actions import answering_panel, retried_turn, wire_actions
@@ -74,7 +75,7 @@ def _turn_adapters(
         )
 
     def run(
-        pending: Any,
+        pending: PendingTurn | None,
         history: list,
         conversation_id: Any,
         request: gr.Request,
@@ -91,10 +92,11 @@ def _turn_adapters(
         # A retry queued behind a stopped turn runs next: the controls stay as for a run.
         session = chat.registry.get(conversation_id)
         running = session is not None and session.retry_after_stop
+        waiting = PendingTurn.retry_last(after_stop=True) if running else None
         return (
             store,
             gr.Radio(choices=choices, value=conversation_id),
-            chat.side_panel(conversation_id, {} if running else None),
+            chat.side_panel(conversation_id, waiting),
             gr.MultimodalTextbox(interactive=not running),
             stop_button(running),
         )

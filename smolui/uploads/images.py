@@ -69,7 +69,7 @@ def prepare_image(path: str | Path, kind: str, max_pixels: int, max_side: int) -
                 f"the image declares {width:,} × {height:,} pixels, more than the limit of "
                 f"{max_pixels / 1e6:,.0f} megapixels"
             )
-        animated = bool(getattr(image, "is_animated", False))
+        animated = bool(getattr(image, "is_animated", False))  # PIL: multi-frame formats only
         return PreparedImage(_decode(image, max_side), width, height, animated)
 
 

@@ -220,7 +220,8 @@ def _store(source: Path, folder: Path, original: str, extension: str, policy: Up
         target = folder / name
         if Path(name).name != name or target.parent != folder:
             raise Refused("the file name cannot be made safe")
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+        cloexec = getattr(os, "O_CLOEXEC", 0)  # stdlib: POSIX only
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | cloexec
         try:
             descriptor = os.open(target, flags, 0o600)
         except FileExistsError:

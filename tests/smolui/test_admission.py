@@ -11,6 +11,7 @@ from agents.models.messages import TokenUsage
 from smolui.auth import AuthConfig, Identity, SignIn
 from smolui.turns.admission import Admission, TurnAdmission
 from smolui.turns.limits import Limits, MemoryLedger, UsageLimiter
+from smolui.turns.pending import PendingTurn
 from smolui.turns.queue import TurnQueue
 
 ALICE = Identity(provider="hf", name="alice", client="10.0.0.1")
@@ -27,25 +28,29 @@ def gate(slots: int = 4, sign_in: SignIn | None = None, **limits) -> TurnAdmissi
 
 def test_hf_mode_refuses_visitors_who_did_not_sign_in():
     sign_in = SignIn(AuthConfig(mode="hf"), environ={"HF_TOKEN": "hf_x"})
-    refusal = gate(sign_in=sign_in).enter(Identity(client="10.0.0.3"), "k" * 43, {"text": "hi"})
+    refusal = gate(sign_in=sign_in).enter(
+        Identity(client="10.0.0.3"), "k" * 43, PendingTurn.message("hi")
+    )
     assert isinstance(refusal, str) and "Sign in with Hugging Face" in refusal
-    assert isinstance(gate(sign_in=sign_in).enter(ALICE, None, {"text": "hi"}), Admission)
+    assert isinstance(
+        gate(sign_in=sign_in).enter(ALICE, None, PendingTurn.message("hi")), Admission
+    )
 
 
 def test_a_turn_over_the_limit_is_refused_before_anything_runs():
     admission = gate(turns_per_hour=1)
-    first = admission.enter(ALICE, None, {"text": "one"})
+    first = admission.enter(ALICE, None, PendingTurn.message("one"))
     assert isinstance(first, Admission) and first.admitted
     first.turn_started()
     first.turn_finished("done", 1.0, None)
-    refusal = admission.enter(ALICE, None, {"text": "two"})
+    refusal = admission.enter(ALICE, None, PendingTurn.message("two"))
     assert isinstance(refusal, str) and "1 turns this hour" in refusal
-    assert isinstance(admission.enter(BOB, None, {"text": "one"}), Admission)
+    assert isinstance(admission.enter(BOB, None, PendingTurn.message("one")), Admission)
 
 
 def test_tokens_the_model_reported_are_counted_for_the_user():
     admission = gate(tokens_per_day=100)
-    turn = admission.enter(ALICE, None, {"text": "count"})
+    turn = admission.enter(ALICE, None, PendingTurn.message("count"))
     turn.turn_started()
     turn.event(
         PlanningStep(
@@ -59,7 +64,7 @@ def test_tokens_the_model_reported_are_counted_for_the_user():
     turn.event("a token delta")  # no usage: ignored
     turn.turn_finished("done", 2.0, None)
     assert admission.limiter.usage("hf:alice")["tokens_today"] == 105
-    refusal = admission.enter(ALICE, None, {"text": "more"})
+    refusal = admission.enter(ALICE, None, PendingTurn.message("more"))
     assert isinstance(refusal, str) and "model tokens" in refusal and "used 105" in refusal
 
 
@@ -67,18 +72,18 @@ def test_uploaded_bytes_are_read_from_the_files_on_disk(tmp_path):
     file = tmp_path / "data.csv"
     file.write_bytes(b"x" * 3000)
     admission = gate(upload_bytes_per_day=4000)
-    first = admission.enter(ALICE, None, {"text": "", "files": [str(file)]})
+    first = admission.enter(ALICE, None, PendingTurn.message("", [str(file)]))
     assert first.upload_bytes == 3000
     first.turn_started()
     first.turn_finished("done", 0.1, None)
-    refusal = admission.enter(ALICE, None, {"text": "", "files": [str(file)]})
+    refusal = admission.enter(ALICE, None, PendingTurn.message("", [str(file)]))
     assert isinstance(refusal, str) and "MB of uploads" in refusal
 
 
 def test_a_waiting_turn_sees_its_position_and_starts_when_a_slot_frees():
     admission = gate(slots=1)
-    running = admission.enter(ALICE, None, {"text": "long"})
-    waiting = admission.enter(BOB, None, {"text": "next"})
+    running = admission.enter(ALICE, None, PendingTurn.message("long"))
+    waiting = admission.enter(BOB, None, PendingTurn.message("next"))
     assert running.admitted and not waiting.admitted
     said = []
     stopped = threading.Event()
@@ -93,8 +98,8 @@ def test_a_waiting_turn_sees_its_position_and_starts_when_a_slot_frees():
 
 def test_stop_takes_a_waiting_turn_out_of_the_queue():
     admission = gate(slots=1)
-    admission.enter(ALICE, None, {"text": "long"})
-    waiting = admission.enter(BOB, None, {"text": "next"})
+    admission.enter(ALICE, None, PendingTurn.message("long"))
+    waiting = admission.enter(BOB, None, PendingTurn.message("next"))
     stopped = threading.Event()
     said = []
     for message in waiting.wait(stopped, poll_s=0.01):
@@ -103,24 +108,24 @@ def test_stop_takes_a_waiting_turn_out_of_the_queue():
     assert len(said) == 1 and not waiting.admitted
     assert admission.queue.waiting == 0
     # Bob may send again at once: his place was given back.
-    assert isinstance(admission.enter(BOB, None, {"text": "again"}), Admission)
+    assert isinstance(admission.enter(BOB, None, PendingTurn.message("again")), Admission)
 
 
 def test_one_user_cannot_hold_two_slots():
     admission = gate(slots=4)
-    assert isinstance(admission.enter(ALICE, None, {"text": "one"}), Admission)
-    refusal = admission.enter(ALICE, None, {"text": "two"})
+    assert isinstance(admission.enter(ALICE, None, PendingTurn.message("one")), Admission)
+    refusal = admission.enter(ALICE, None, PendingTurn.message("two"))
     assert isinstance(refusal, str) and "each user may run 1 at a time" in refusal
 
 
 def test_one_browser_key_runs_one_turn_but_an_address_is_not_a_user():
     admission = gate(slots=4)
     visitor = Identity(client="10.0.0.5")  # API clients without an owner key share an address
-    assert isinstance(admission.enter(visitor, None, {"text": "a"}, "c1"), Admission)
-    assert isinstance(admission.enter(visitor, None, {"text": "b"}, "c2"), Admission)
+    assert isinstance(admission.enter(visitor, None, PendingTurn.message("a"), "c1"), Admission)
+    assert isinstance(admission.enter(visitor, None, PendingTurn.message("b"), "c2"), Admission)
     browser = "k" * 43
-    assert isinstance(admission.enter(visitor, browser, {"text": "a"}, "c3"), Admission)
-    refusal = admission.enter(visitor, browser, {"text": "b"}, "c4")
+    assert isinstance(admission.enter(visitor, browser, PendingTurn.message("a"), "c3"), Admission)
+    refusal = admission.enter(visitor, browser, PendingTurn.message("b"), "c4")
     assert isinstance(refusal, str) and "1 at a time" in refusal
 
 

@@ -8,6 +8,7 @@ import gradio
 import pytest
 
 from agents.models.scripted import ScriptedReply
+from smolui.turns.pending import PendingTurn
 from smolui.ui.controls import (
     CLEAR_QUESTION,
     NOTHING_RUNNING,
@@ -56,7 +57,7 @@ def test_retry_after_a_turn_runs_again_and_enables_stop(tmp_path: Path, notices)
     handlers, _ = make_app(tmp_path, lambda: [ANSWER])
     history, conversation_id = run(handlers, "compute", None)[-1]
     shown, pending, button = retry_adapter(handlers)(history, conversation_id)
-    assert pending == {"retry": True} and button.interactive is True
+    assert pending == PendingTurn.retry_last() and button.interactive is True
     assert shown[-1] == {"role": "user", "content": "compute"}
     assert notices == []
 

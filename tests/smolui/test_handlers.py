@@ -14,6 +14,7 @@ from agents.memory.steps import TaskStep
 from agents.models.scripted import ScriptedModel, ScriptedReply
 from smolui.handlers.chat import ChatHandlers, HandlerConfig
 from smolui.sessions import SessionRegistry
+from smolui.turns.pending import PendingTurn
 from smolui.uploads import UploadPolicy
 
 ANSWER = "<code>\nfinal_answer('done: ' + str(6 * 7))\n</code>"
@@ -118,7 +119,9 @@ def test_retry_replaces_the_last_turn_in_chat_and_memory(tmp_path):
     )
     chat, conversation_id = run(handlers, "answer me", None)[-1]
     shown, pending = handlers.retry(chat, conversation_id)
-    assert shown == [{"role": "user", "content": "answer me"}] and pending == {"retry": True}
+    assert (
+        shown == [{"role": "user", "content": "answer me"}] and pending == PendingTurn.retry_last()
+    )
     chat, _ = list(handlers.run_turn(pending, shown, conversation_id))[-1]
     assert "second try" in texts(chat) and "first try" not in texts(chat)
     agent = registry.get(conversation_id).agent

@@ -25,6 +25,7 @@ from smolui.handlers.message_actions import (
 from smolui.render.attachments import refused_chip
 from smolui.render.panel import RUNNING
 from smolui.sessions import SessionRegistry
+from smolui.turns.pending import PendingTurn
 from smolui.ui.message_actions import answering_panel
 from smolui.uploads import UploadPolicy
 
@@ -129,7 +130,7 @@ def test_retry_after_undo_sends_the_previous_message_again(tmp_path):
     history, _ = send(chat, "two", conversation_id, history)
     undone = actions.undo(history, conversation_id)
     result = actions.retry(undone.chat, conversation_id)
-    assert result.pending == {"text": "one", "files": []}
+    assert result.pending == PendingTurn.message("one")
     assert result.chat == [{"role": "user", "content": "one"}]
     history = run(chat, result, conversation_id)
     assert texts(history).count("one: 1") == 1
@@ -140,7 +141,7 @@ def test_retry_of_the_last_turn_reuses_its_request(tmp_path):
     chat, actions, registry = make_app(tmp_path)
     history, conversation_id = send(chat, "one", None)
     result = actions.retry(history, conversation_id)
-    assert result.pending == {"retry": True} and result.notice is None
+    assert result.pending == PendingTurn.retry_last() and result.notice is None
     history = run(chat, result, conversation_id)
     assert texts(history).count("one: 1") == 1 and tasks(registry, conversation_id) == ["one"]
     assert actions.retry([], None).notice == NOTHING_TO_RETRY
@@ -157,7 +158,7 @@ def test_edit_of_the_last_message_answers_the_new_text(tmp_path):
         *history[index + 1 :],
     ]
     result = actions.edit(edited, conversation_id, index, "three", "two")
-    assert result.notice is None and result.pending == {"text": "three", "files": []}
+    assert result.notice is None and result.pending == PendingTurn.message("three")
     assert result.chat[-1] == {"role": "user", "content": "three"}
     history = run(chat, result, conversation_id)
     assert "three: 1 False" in texts(history) and "two: 2" not in texts(history)

@@ -13,7 +13,8 @@ from agents.models.scripted import ScriptedModel
 from smolui.handlers.chat import GIVEN_BACK_NOTICE
 from smolui.sessions import SessionRegistry
 from smolui.store import open_store
-from smolui.turns.unsent import TOKEN_KEY, UnsentMessages
+from smolui.turns.pending import PendingTurn
+from smolui.turns.unsent import UnsentMessages
 from tests.smolui.app_process import AppProcess
 
 ANSWER = "<code>\nfinal_answer('Noted.')\n</code>"
@@ -44,7 +45,7 @@ def test_a_reload_before_the_turn_starts_gives_the_message_back_and_the_late_tur
     app = App(tmp_path)
     conversation_id, chat, state, _ = app.pages.load(None)
     shown, pending = app.chat.echo({"text": "Keep 42", "files": []}, chat, conversation_id)
-    assert texts(shown) == ["Keep 42"] and pending[TOKEN_KEY]
+    assert texts(shown) == ["Keep 42"] and pending.token
 
     again, chat, _, _ = app.pages.load(state)  # the page reloads: its turn never started
     assert again == conversation_id and chat == [], "nothing was stored"
@@ -72,10 +73,10 @@ def test_a_turn_that_starts_takes_its_message_so_a_reload_gets_nothing_back(tmp_
 
 def test_retries_and_requests_never_held_always_run():
     unsent = UnsentMessages()
-    assert unsent.take("c1", {"retry": True})
-    assert unsent.hold(None, {"text": "x", "files": []}) == {"text": "x", "files": []}
-    first = unsent.hold("c1", {"text": "one", "files": []})
-    second = unsent.hold("c1", {"text": "two", "files": []})  # the latest is the one held
+    assert unsent.take("c1", PendingTurn.retry_last())
+    assert unsent.hold(None, PendingTurn.message("x")) == PendingTurn.message("x")
+    first = unsent.hold("c1", PendingTurn.message("one"))
+    second = unsent.hold("c1", PendingTurn.message("two"))  # the latest is the one held
     assert unsent.take("c1", first), "an older turn still runs"
     assert unsent.give_back("c1") == {"text": "two", "files": []}
     assert not unsent.take("c1", second)
@@ -85,8 +86,8 @@ def test_retries_and_requests_never_held_always_run():
 def test_held_messages_are_forgotten_after_a_while():
     now = [0.0]
     unsent = UnsentMessages(keep_s=60.0, clock=lambda: now[0])
-    pending = unsent.hold("c1", {"text": "one", "files": []})
-    unsent.hold("c2", {"text": "two", "files": []})
+    pending = unsent.hold("c1", PendingTurn.message("one"))
+    unsent.hold("c2", PendingTurn.message("two"))
     now[0] = 61.0
     assert unsent.give_back("c1") is None and unsent.give_back("c2") is None
     assert unsent.take("c1", pending)

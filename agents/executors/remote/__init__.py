@@ -28,7 +28,7 @@ def remote_executor_class(executor_type: str) -> Any:
         executor_type: The name given to `CodeAgent(executor_type=...)`.
     """
     module, name = _CLASSES[executor_type]
-    return getattr(importlib.import_module(module), name)
+    return getattr(importlib.import_module(module), name)  # lazy: optional clients
 
 
 __all__ = ["JupyterExecutor", "RemoteExecutor", "remote_executor_class"]

@@ -269,7 +269,7 @@ def _ack_at_once(sock: Any) -> None:
     acknowledged; a delayed ACK made every execution take about 45 ms on loopback.
     The setting lasts a few packets only, so it is renewed before every read.
     """
-    option = getattr(socket, "TCP_QUICKACK", None)
+    option = getattr(socket, "TCP_QUICKACK", None)  # Linux only
     if option is not None and sock is not None:
         try:
             sock.setsockopt(socket.IPPROTO_TCP, option, 1)

@@ -244,9 +244,10 @@ def _trim_per_execution_costs(kernel) -> None:
     levels = [handler.level for handler in log.handlers]
     if levels and log.level < min(levels):
         log.setLevel(min(levels))
-    if hasattr(type(kernel), "_publish_execute_input"):
+    if hasattr(type(kernel), "_publish_execute_input"):  # ipykernel version
         kernel._publish_execute_input = _no_execute_input
     for stream in (sys.stdout, sys.stderr):
+        # ipykernel's private stream methods, which its versions name differently
         if hasattr(stream, "_flush_pending") and hasattr(stream, "_subprocess_flush_pending"):
             stream.flush = _flush_when_written(stream)
 

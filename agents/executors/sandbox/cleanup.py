@@ -149,7 +149,7 @@ def folder_usage(path: str, max_entries: int) -> tuple[int, int]:
             info = entry.stat(follow_symlinks=False)
         except OSError:
             return True
-        totals[0] += getattr(info, "st_blocks", 0) * 512 or info.st_size
+        totals[0] += getattr(info, "st_blocks", 0) * 512 or info.st_size  # os.stat_result
         return totals[1] <= max_entries
 
     try:

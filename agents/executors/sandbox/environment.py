@@ -25,7 +25,7 @@ _SYSTEM_READ_ONLY = (
 
 def package_paths() -> list[str]:
     """The site-packages folders of this interpreter (the worker starts without `site`)."""
-    found = list(site.getsitepackages()) if hasattr(site, "getsitepackages") else []
+    found = list(site.getsitepackages()) if hasattr(site, "getsitepackages") else []  # not in venvs
     found += [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
     return [p for p in dict.fromkeys(found) if os.path.isdir(p)]
 

@@ -56,7 +56,7 @@ def _foreign(hook: Any) -> bool:
     """A hook defined by the code itself, not by an imported library (six, for one, adds a
     hook when it is imported): its class does not come from a module in `sys.modules`."""
     plain = isinstance(hook, (type, types.FunctionType))  # classes, functions (path hooks)
-    owner = getattr(hook, "__module__", None) if plain else type(hook).__module__
+    owner = getattr(hook, "__module__", None) if plain else type(hook).__module__  # any import hook
     return owner not in sys.modules
 
 

@@ -50,7 +50,7 @@ def popen_in_new_namespace(command: list[str], **options: Any) -> subprocess.Pop
 
 def _own_namespace() -> int | None:
     """This thread's PID namespace (opened once), or None when new ones are refused."""
-    fd = getattr(_state, "fd", None)
+    fd = getattr(_state, "fd", None)  # threading.local: unset in a new thread
     if fd is None:
         fd = False
         if sys.platform.startswith("linux"):
@@ -63,7 +63,7 @@ def _own_namespace() -> int | None:
 
 
 def _enter() -> bool:
-    if getattr(_state, "stuck", False):
+    if getattr(_state, "stuck", False):  # threading.local: unset in a new thread
         # Children would land in the last worker's namespace: start none.
         raise OSError("the sandbox's spawning thread could not return to its PID namespace")
     fd = _own_namespace()

@@ -276,7 +276,7 @@ class Worker:
         install_show_hooks(lambda: self.collector)
         # Image.show() would start a viewer process; here it displays in the chat instead.
         pil = sys.modules.get("PIL.Image")
-        if pil is not None and getattr(pil.Image.show, "__name__", "") != "display":
+        if pil is not None and getattr(pil.Image.show, "__name__", "") != "display":  # PIL's
             pil.Image.show = lambda image, *_, **__: self.display(image)
             pil.Image.show.__name__ = "display"
 

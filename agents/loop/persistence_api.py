@@ -1,51 +1,54 @@
-"""Saving, loading and copying agents (saving and loading are thin layers over
-`agents.persistence.serialization`)."""
+"""The saving, loading and copying methods on the agent: thin layers over
+`agents.persistence`, which does the work."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from agents.loop.managed import ManagedAgent
+
+if TYPE_CHECKING:
+    from agents.loop.config import AgentConfig
 
 
 class PersistenceMixin:
-    """`clone`, `to_dict`/`from_dict`, `save`/`from_folder`, `push_to_hub`/`from_hub`."""
+    """`clone`, `to_dict`/`from_dict`, `save`/`from_folder`, `push_to_hub`/`from_hub`.
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
-        agent = super().__new__(cls)
-        agent._init_call = (args, dict(kwargs))  # what `clone` rebuilds from
-        return agent
+    Built on what `MultiStepAgent` defines: `config` (the constructor's arguments), and the
+    settings it holds now (`saved_settings`).
+    """
+
+    config: AgentConfig
 
     def clone(self) -> Any:
         """A new agent with the same configuration, tools and model, but its own memory,
         executor and managed agents: how one agent definition serves many visitors.
 
+        A subclass whose constructor takes other arguments than its base's overrides this.
+
         Raises:
             AgentConfigError: The agent was given a ready `executor`, which cannot be shared.
         """
-        from agents.errors import AgentConfigError
-        from agents.loop.managed import ManagedAgent
-
-        args, kwargs = self._init_call
-        kwargs = dict(kwargs)
-        if kwargs.get("executor") is not None:
-            raise AgentConfigError(
-                "An agent built with a ready executor cannot be cloned: pass executor_type "
-                "and executor_kwargs instead."
-            )
-        managed = []
-        for entry in kwargs.get("managed_agents") or []:
-            if isinstance(entry, ManagedAgent):
-                entry = ManagedAgent(
-                    entry.agent.clone(),
-                    entry.name,
-                    entry.description,
-                    entry.agent.provide_run_summary,
-                )
-            else:
-                entry = entry.clone()
-            managed.append(entry)
+        arguments = self.config.arguments()
+        managed = [_clone_managed(entry) for entry in self.config.managed_agents or []]
         if managed:
-            kwargs["managed_agents"] = managed
-        return type(self)(*args, **kwargs)
+            arguments["managed_agents"] = managed
+        return type(self)(**arguments)
+
+    def saved_settings(self) -> dict[str, Any]:
+        """The settings `to_dict` saves, as the agent holds them now (a managed agent's name
+        and description included)."""
+        return {
+            "max_steps": self.max_steps,
+            "planning_interval": self.planning_interval,
+            "name": self.name,
+            "description": self.description,
+            "provide_run_summary": self.provide_run_summary,
+            "return_full_result": self.return_full_result,
+            "stream_outputs": self.stream_outputs,
+            "max_context_tokens": self.max_context_tokens,
+            "instructions": self.instructions,
+        }
 
     def to_dict(self) -> dict[str, Any]:
         """The agent as a JSON-ready dict (tools as code, model as its settings)."""
@@ -82,16 +85,9 @@ class PersistenceMixin:
         create_pr: bool = False,
     ) -> str:
         """Upload the saved agent to a Hub repository (a Space)."""
-        from agents.persistence.serialization import push_agent_to_hub
+        from tools.hub import push_folder_to_hub
 
-        return push_agent_to_hub(
-            self,
-            repo_id,
-            commit_message=commit_message,
-            private=private,
-            token=token,
-            create_pr=create_pr,
-        )
+        return push_folder_to_hub(self.save, repo_id, commit_message, private, token, create_pr)
 
     @classmethod
     def from_hub(
@@ -101,3 +97,12 @@ class PersistenceMixin:
         from agents.persistence.serialization import agent_from_hub
 
         return agent_from_hub(repo_id, token=token, trust_remote_code=trust_remote_code, **kwargs)
+
+
+def _clone_managed(entry: Any) -> Any:
+    """A managed agent's own clone, wrapped as it was."""
+    if isinstance(entry, ManagedAgent):
+        return ManagedAgent(
+            entry.agent.clone(), entry.name, entry.description, entry.agent.provide_run_summary
+        )
+    return entry.clone()
