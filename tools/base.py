@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import textwrap
 from typing import Any
 
 AUTHORIZED_TYPES = (
@@ -27,6 +28,13 @@ _PYTHON_CHECKS: dict[str, tuple[type, ...]] = {
     "array": (list, tuple),
     "object": (dict,),
 }
+
+
+# Told to the model for a tool with an `output_schema` (small models print results otherwise).
+_STRUCTURED_NOTE = (
+    "\n    Important: this tool returns structured output: read fields directly, e.g. "
+    "result['field_name'], following the JSON schema below; no need to print it first."
+)
 
 
 class ToolDefinitionError(ValueError):
@@ -174,19 +182,29 @@ class Tool:
         return f"{self.name}({args}) -> {self.output_type}"
 
     def to_code_prompt(self) -> str:
-        """The tool as a Python function stub for code agents' system prompts."""
+        """The tool as a Python function stub for code agents' system prompts; with an
+        `output_schema`, it returns `dict` and its docstring shows that JSON schema."""
         args = ", ".join(
             f"{arg}: {_py_type(spec['type'])}{' = None' if spec.get('nullable') else ''}"
             for arg, spec in self.inputs.items()
         )
+        schema = self.output_schema
         doc = [self.description.strip()]
+        if schema is not None:
+            doc.append(_STRUCTURED_NOTE)
         if self.inputs:
             doc.append("\n    Args:")
             doc.extend(
                 f"        {arg}: {spec.get('description', '')}" for arg, spec in self.inputs.items()
             )
+        if schema is not None:
+            shown = textwrap.indent(json.dumps(schema, indent=4), " " * 12)
+            doc.append(
+                f"\n    Returns:\n        dict (structured output), this JSON schema:\n{shown}"
+            )
         body = "\n".join(doc)
-        return f'def {self.name}({args}) -> {_py_type(self.output_type)}:\n    """{body}\n    """'
+        returns = "dict" if schema is not None else _py_type(self.output_type)
+        return f'def {self.name}({args}) -> {returns}:\n    """{body}\n    """'
 
     def to_tool_calling_prompt(self) -> str:
         """The tool as a readable entry for tool-calling agents' system prompts."""
@@ -212,12 +230,27 @@ class Tool:
         }
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        """The tool as JSON-ready data: its definition, plus its self-contained source
+        (`code`, which `Tool.from_code` and `Tool.from_dict` load) and `requirements` (the
+        third-party modules that source imports), as smolagents' `Tool.to_dict()` gives them.
+
+        Raises:
+            ToolDefinitionError: The tool's source cannot stand alone (see `tools.tool_source`).
+        """
+        from tools.tool_source import third_party_modules, tool_source
+
+        code = tool_source(self)
+        data = {
             "name": self.name,
             "description": self.description,
             "inputs": self.inputs,
             "output_type": self.output_type,
+            "code": code,
+            "requirements": third_party_modules(code),
         }
+        if self.output_schema is not None:
+            data["output_schema"] = self.output_schema
+        return data
 
     # -- sharing -----------------------------------------------------------------------
 

@@ -47,9 +47,8 @@ def tool_from_dict(tool_dict: dict[str, Any], **kwargs: Any) -> Tool:
     code = tool_dict.get("code")
     if not isinstance(code, str) or not code.strip():
         raise AgentConfigError(
-            "Tool.from_dict needs a dict with the tool's source under 'code' (as smolagents' "
-            "Tool.to_dict() writes); this project's Tool.to_dict() holds no code: use "
-            "Tool.save() and load_tool() instead."
+            "Tool.from_dict needs a dict with the tool's source under 'code', as "
+            "Tool.to_dict() writes it."
         )
     return tool_from_code(code, **kwargs)
 

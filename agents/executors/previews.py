@@ -5,11 +5,14 @@ columns, dtypes, the first `MAX_ROWS` rows as plain values, and a compact text p
 (shape, dtypes, first rows) for the model, never a huge repr and never pickle. On the
 host, `table_from_tree` checks that tree and returns a `TablePreview`: a `str` (the text
 preview, what the model reads) that also carries the rows the chat renders as a table.
+A table given to `final_answer` also carries all its cells (`frame_data`), within a size
+cap, so the host can rebuild a DataFrame (`agents.executors.frames`), as smolagents returns.
 Only the standard library is imported here: the sandbox worker loads this module.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 from typing import Any
@@ -68,19 +71,61 @@ class TablePreview(str):
 # -- worker side ---------------------------------------------------------------------------
 
 
-def table_tree(value: Any) -> dict[str, Any] | None:
+def table_tree(value: Any, data_limit: int = 0) -> dict[str, Any] | None:
     """The wire form of a DataFrame or Series, or None for anything else (or on failure).
 
     Args:
         value: Anything the code produced.
+        data_limit: Also send every cell (under "data") when they fit in this many JSON
+            characters; 0 sends the preview only.
     """
     pandas = sys.modules.get("pandas")
     if pandas is None or not isinstance(value, (pandas.DataFrame, pandas.Series)):
         return None
     try:
-        return _frame_tree(pandas, value)
+        tree = _frame_tree(pandas, value)
     except Exception:  # noqa: BLE001 - an odd frame falls back to its (capped) repr
         return None
+    if data_limit > 0:
+        try:
+            data = frame_data(pandas, value, data_limit)
+        except Exception:  # noqa: BLE001 - the preview still crosses
+            data = None
+        if data is not None:
+            tree["data"] = data
+    return tree
+
+
+def frame_data(pandas: Any, value: Any, limit: int) -> dict[str, Any] | None:
+    """Every cell of a DataFrame or Series as JSON-safe data, or None when it does not fit.
+
+    None too for a MultiIndex (rows or columns), which plain lists cannot rebuild.
+
+    Args:
+        pandas: The pandas module.
+        value: A DataFrame or Series.
+        limit: Most characters the data may take as JSON.
+    """
+    series = isinstance(value, pandas.Series)
+    frame = value.to_frame() if series else value
+    if frame.size * 2 > limit:  # every cell takes at least two characters: no need to try
+        return None
+    if isinstance(frame.index, pandas.MultiIndex) or isinstance(frame.columns, pandas.MultiIndex):
+        return None
+    index = frame.index
+    plain_index = isinstance(index, pandas.RangeIndex) and index.start == 0 and index.step == 1
+    data = {
+        "columns": [_label(c) for c in frame.columns],
+        "dtypes": [str(t) for t in frame.dtypes],
+        "records": [
+            [_full_cell(pandas, v) for v in row] for row in frame.itertuples(index=False, name=None)
+        ],
+        "index": None if plain_index else [_full_cell(pandas, i) for i in index],
+        "index_dtype": str(index.dtype),
+        "index_name": _label(index.name),
+        "name": _label(value.name) if series else None,
+    }
+    return data if len(json.dumps(data, separators=(",", ":"))) <= limit else None
 
 
 def _frame_tree(pandas: Any, value: Any) -> dict[str, Any]:
@@ -155,6 +200,33 @@ def _cell(pandas: Any, value: Any) -> Any:
     except (TypeError, ValueError):
         pass
     return _text(item)
+
+
+def _label(value: Any) -> Any:
+    """A column or index name as JSON: plain scalars as they are, anything else as text."""
+    if value is None or type(value) in (str, int, bool):
+        return value
+    return value if type(value) is float and math.isfinite(value) else str(value)
+
+
+def _full_cell(pandas: Any, value: Any) -> Any:
+    """A cell as a JSON-safe scalar, uncut: numbers stay numbers, missing is None, times
+    as ISO text, anything else as its text (the host casts each column back to its dtype)."""
+    item = value.item() if type(value).__module__ == "numpy" and hasattr(value, "item") else value
+    if item is None or type(item) in (bool, str):
+        return item
+    if type(item) is int:
+        return item if item.bit_length() <= 63 else str(item)
+    if type(item) is float:
+        return None if math.isnan(item) else (item if math.isfinite(item) else str(item))
+    try:
+        if pandas.isna(item) is True:
+            return None
+    except (TypeError, ValueError):
+        pass
+    if hasattr(item, "isoformat"):  # datetime, date, Timestamp: text the host parses back
+        return item.isoformat()
+    return str(item)
 
 
 # -- host side -----------------------------------------------------------------------------

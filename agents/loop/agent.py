@@ -304,7 +304,9 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
             self.step_number += 1
         if not has_final:
             final = yield from planning.answer_after_max_steps(self, task, images)
-        yield FinalAnswerStep(output=final)
+        answer = FinalAnswerStep(output=final)
+        run_callbacks(self.step_callbacks, answer, self)  # before the caller sees it, as smolagents
+        yield answer
 
     def _finish_step(self, step: MemoryStep, callbacks: bool = True) -> None:
         step.timing.end_time = time.time()

@@ -6,6 +6,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+from agents.memory.steps import FinalAnswerStep
+
 Callback = tuple[type | None, Callable[..., Any], bool]
 
 
@@ -32,10 +34,14 @@ def run_callbacks(callbacks: list[Callback], step: Any, agent: Any) -> None:
 
     Args:
         callbacks: As returned by `normalize_callbacks`.
-        step: The step that just ended.
+        step: The step that just ended, or the run's `FinalAnswerStep`.
         agent: The agent, for callbacks that take it.
     """
     for kind, callback, wants_agent in callbacks:
+        # A callback for every step (the list form) sees the memory steps, not the answer:
+        # smolagents runs the list form for its steps only, the dict form by class.
+        if kind is None and isinstance(step, FinalAnswerStep):
+            continue
         if kind is None or isinstance(step, kind):
             if wants_agent:
                 callback(step, agent=agent)

@@ -51,14 +51,16 @@ class PersistenceMixin:
         }
 
     def to_dict(self) -> dict[str, Any]:
-        """The agent as a JSON-ready dict (tools as code, model as its settings)."""
+        """The agent as a JSON-ready dict (each tool as its `Tool.to_dict()`, with its
+        code; the model as its settings)."""
         from agents.persistence.serialization import agent_to_dict
 
         return agent_to_dict(self)
 
     @classmethod
     def from_dict(cls, agent_dict: dict[str, Any], **kwargs: Any) -> Any:
-        """Rebuild an agent from `to_dict()`; kwargs override saved values."""
+        """Rebuild an agent from `to_dict()` (tools as tool dicts, or the older names and
+        "tool_code"); its tools' code runs; kwargs override saved values."""
         from agents.persistence.serialization import agent_from_dict
 
         return agent_from_dict(agent_dict, **kwargs)
@@ -71,7 +73,8 @@ class PersistenceMixin:
 
     @classmethod
     def from_folder(cls, folder: str, **kwargs: Any) -> Any:
-        """Load an agent saved with `save()`; tool code needs `trust_remote_code=True`."""
+        """Load an agent saved with `save()`; its tools' code runs (a warning names them
+        unless `trust_remote_code=True` is passed)."""
         from agents.persistence.serialization import agent_from_folder
 
         return agent_from_folder(folder, **kwargs)

@@ -161,6 +161,8 @@ class ActionStep(MemoryStep):
             "type": "ActionStep",
             "step_number": self.step_number,
             "timing": self.timing.dict(),
+            "model_input_messages": _messages(self.model_input_messages),
+            "model_output_message": _message(self.model_output_message),
             "model_output": self.model_output,
             "code_action": self.code_action,
             "tool_calls": [c.dict() for c in self.tool_calls or []],
@@ -193,6 +195,8 @@ class PlanningStep(MemoryStep):
     def dict(self) -> dict[str, Any]:
         return {
             "type": "PlanningStep",
+            "model_input_messages": _messages(self.model_input_messages),
+            "model_output_message": _message(self.model_output_message),
             "plan": self.plan,
             "timing": self.timing.dict(),
             "token_usage": self.token_usage.dict() if self.token_usage else None,
@@ -254,9 +258,11 @@ class AgentMemory:
         self.steps = []
 
     def get_full_steps(self) -> list[dict[str, Any]]:
+        """Each step as JSON-ready data, with the messages the model saw at that step."""
         return [step.dict() for step in self.steps]
 
     def get_succinct_steps(self) -> list[dict[str, Any]]:
+        """Each step as JSON-ready data, without the messages the model saw."""
         return [
             {k: v for k, v in step.dict().items() if k != "model_input_messages"}
             for step in self.steps
@@ -291,6 +297,26 @@ class AgentMemory:
 
 def _text(role: MessageRole, text: str) -> ChatMessage:
     return ChatMessage(role=role.value, content=[{"type": "text", "text": text}])
+
+
+def _messages(messages: list[ChatMessage] | None) -> list[dict[str, Any]] | None:
+    """Messages as dicts (as smolagents' `get_full_steps` gives them), images as text."""
+    return None if messages is None else [_message(m) for m in messages]
+
+
+def _message(message: ChatMessage | None) -> dict[str, Any] | None:
+    return None if message is None else _json_safe(message.dict())
+
+
+def _json_safe(value: Any) -> Any:
+    """A copy made of JSON types only: an image or other object becomes its `str`."""
+    if value is None or type(value) in (bool, int, float, str):
+        return value
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    return str(value)
 
 
 def _plain(value: Any) -> Any:

@@ -4,6 +4,7 @@ A saved agent is a folder:
 
 ```
 agent.json          class, settings, model, tool names, managed agent names
+                    (`to_dict()` holds each tool's dict with its code instead)
 prompts.yaml        the prompt templates
 tools/<name>.py     one self-contained file per tool
 managed_agents/<name>/   each managed agent, saved the same way
@@ -11,7 +12,8 @@ requirements.txt    third-party modules the tools import
 app.py              serves the agent with smolui's chat UI
 ```
 
-Loading runs the tools' code, so it refuses unless `trust_remote_code=True`.
+Loading a dict or a folder runs the tools' code, as smolagents does, with a warning that
+names them; a download from the Hub refuses unless `trust_remote_code=True`.
 `MultiStepAgent.to_dict/from_dict/save/from_folder/push_to_hub/from_hub` call these functions.
 """
 
@@ -76,62 +78,85 @@ if __name__ == "__main__":
 # -- dict ----------------------------------------------------------------------------------
 
 
-def agent_to_dict(agent: Any, include_code: bool = True) -> dict[str, Any]:
-    """Describe an agent as JSON-ready data.
+def agent_to_dict(agent: Any) -> dict[str, Any]:
+    """Describe an agent as JSON-ready data: its settings, model, prompts, each tool as
+    `Tool.to_dict()` gives it (with its code, smolagents' shape) and each managed agent's
+    own dict.
 
     Args:
         agent: A `MultiStepAgent`.
-        include_code: Put each tool's source and each managed agent's full dict inside
-            (what `from_dict` needs); `save` leaves them to separate files.
     """
-    from tools.tool_source import third_party_modules, tool_source
-
     data: dict[str, Any] = {"format": FORMAT, "class": type(agent).__name__}
     for key, value in agent.saved_settings().items():
         data[key] = _plain(_without_secrets(value) if key == "executor_kwargs" else value, key)
     data["verbosity_level"] = int(agent.logger.level)
     data["model"] = agent.model.to_dict()
     data["prompt_templates"] = agent.prompt_templates
-    tools = _saved_tools(agent)
-    data["tools"] = [t.name for t in tools]
-    requirements: set[str] = set()
-    sources = {}
-    for tool in tools:
-        sources[tool.name] = tool_source(tool)
-        requirements.update(third_party_modules(sources[tool.name]))
+    data["tools"] = [tool.to_dict() for tool in agent.tools.values()]  # final_answer too
     managed = {name: entry.agent for name, entry in agent.managed_agents.items()}
     data["managed_agents"] = {name: type(sub).__name__ for name, sub in managed.items()}
-    if include_code:
-        data["tool_code"] = sources
-        data["managed_agent_dicts"] = {n: agent_to_dict(sub) for n, sub in managed.items()}
-    data["requirements"] = sorted(requirements)
+    data["managed_agent_dicts"] = {n: agent_to_dict(sub) for n, sub in managed.items()}
+    data["requirements"] = sorted({r for t in data["tools"] for r in t["requirements"]})
     return data
 
 
 def agent_from_dict(
     agent_dict: dict[str, Any], trust_remote_code: bool = False, **kwargs: Any
 ) -> Any:
-    """Build an agent from `agent_to_dict`'s output.
+    """Build an agent from `agent_to_dict`'s output (or smolagents' `agent.to_dict()`).
+
+    The tools' code runs, as in smolagents: without `trust_remote_code=True` a warning
+    names those tools. Only load dicts you made yourself or whose code you have read.
 
     Args:
-        agent_dict: The description.
-        trust_remote_code: Must be True when the description carries tool code.
+        agent_dict: The description; its tools as a list of tool dicts, or (older saves)
+            names with their code under "tool_code".
+        trust_remote_code: Set it to say you know the tools' code runs (no warning).
         **kwargs: Constructor arguments that replace the saved ones (e.g. `model=`).
     """
     from agents.persistence.smolagents_format import from_smolagents_dict
 
     agent_dict = from_smolagents_dict(agent_dict)
-    codes = agent_dict.get("tool_code", {})
-    if codes:
-        from tools.hub import require_trust
-
-        require_trust(f"the agent's tools ({', '.join(codes)})", trust_remote_code)
+    codes = _tool_codes(agent_dict)
+    warn_tool_code("the agent dict", list(codes), trust_remote_code)
     tools = [_tool_from_source(name, code) for name, code in codes.items()]
     managed = [
         agent_from_dict(sub, trust_remote_code=trust_remote_code)
         for sub in agent_dict.get("managed_agent_dicts", {}).values()
     ]
     return _build(agent_dict, tools, managed, kwargs)
+
+
+def warn_tool_code(what: str, names: list[str], trust_remote_code: bool) -> None:
+    """Log a warning naming the tools whose code loading `what` runs, unless trusted.
+
+    Args:
+        what: What is being loaded, for the message.
+        names: The tools whose code runs.
+        trust_remote_code: The caller said it knows (no warning).
+    """
+    if names and not trust_remote_code:
+        logger.warning(
+            "Loading %s runs the Python code of its tools: %s. Load only agents you saved "
+            "yourself or whose code you have read (pass trust_remote_code=True to say so).",
+            what,
+            ", ".join(names),
+        )
+
+
+def _tool_codes(data: dict[str, Any]) -> dict[str, str]:
+    """`{tool name: source}` from a dict's tool dicts, or from its older "tool_code"."""
+    codes = dict(data.get("tool_code") or {})
+    for entry in data.get("tools") or []:
+        if isinstance(entry, dict) and not _default_final_answer(entry):
+            name, code = entry.get("name"), entry.get("code")
+            if not (isinstance(name, str) and isinstance(code, str)):
+                raise AgentConfigError(
+                    "Each tool in the agent dict needs a 'name' and its 'code' "
+                    "(as Tool.to_dict() writes them)."
+                )
+            codes[name] = code
+    return codes
 
 
 def _build(data: dict[str, Any], tools: list[Any], managed: list[Any], overrides: dict) -> Any:
@@ -162,9 +187,11 @@ def save_agent(agent: Any, output_dir: str | Path) -> Path:
 
     folder = Path(output_dir)
     (folder / "tools").mkdir(parents=True, exist_ok=True)
-    data = agent_to_dict(agent, include_code=True)
-    for name, code in data.pop("tool_code").items():
-        (folder / "tools" / f"{name}.py").write_text(code, encoding="utf-8")
+    data = agent_to_dict(agent)
+    saved = [entry for entry in data["tools"] if not _default_final_answer(entry)]
+    for entry in saved:
+        (folder / "tools" / f"{entry['name']}.py").write_text(entry["code"], encoding="utf-8")
+    data["tools"] = [entry["name"] for entry in saved]  # the code is in tools/
     data.pop("managed_agent_dicts")
     requirements = set(data["requirements"])
     for name, entry in agent.managed_agents.items():
@@ -182,16 +209,19 @@ def save_agent(agent: Any, output_dir: str | Path) -> Path:
 
 
 def agent_from_folder(folder: str | Path, trust_remote_code: bool = False, **kwargs: Any) -> Any:
-    """Load an agent saved by `save_agent`.
+    """Load an agent saved by `save_agent` (or smolagents' `agent.save`).
+
+    The tools' files run, as in smolagents: without `trust_remote_code=True` a warning
+    names those tools. `agent_from_hub`, for folders from elsewhere, requires the flag.
 
     Args:
         folder: The folder.
-        trust_remote_code: Must be True when the folder holds tools (their code runs).
+        trust_remote_code: Set it to say you know the tools' code runs (no warning).
         **kwargs: Constructor arguments that replace the saved ones (e.g. `model=`).
     """
     import yaml
 
-    from tools.hub import require_trust, tool_from_file
+    from tools.hub import tool_from_file
 
     folder = Path(folder)
     if not (folder / "agent.json").is_file():
@@ -206,8 +236,7 @@ def agent_from_folder(folder: str | Path, trust_remote_code: bool = False, **kwa
     missing = [str(f) for f in files if not f.is_file()]
     if missing:
         raise AgentConfigError(f"The saved agent lacks tool files: {', '.join(missing)}.")
-    if files:
-        require_trust(f"the agent in {folder} (its tools/ folder)", trust_remote_code)
+    warn_tool_code(f"the agent in {folder}", [f.stem for f in files], trust_remote_code)
     tools = [tool_from_file(f) for f in files]
     managed = [
         agent_from_folder(folder / "managed_agents" / name, trust_remote_code)
@@ -273,11 +302,12 @@ def model_from_dict(data: dict[str, Any]) -> Any:
     return cls.from_dict(data)
 
 
-def _saved_tools(agent: Any) -> list[Any]:
+def _default_final_answer(tool_dict: dict[str, Any]) -> bool:
+    """Whether a tool dict is the default `final_answer`, which every agent adds back
+    (a custom one is saved and loaded like any tool)."""
     from tools.final_answer import FinalAnswerTool
 
-    # the default final_answer is added back by every agent; a custom one is saved
-    return [t for t in agent.tools.values() if type(t) is not FinalAnswerTool]
+    return tool_dict.get("code") == FinalAnswerTool().to_dict()["code"]
 
 
 def _tool_from_source(name: str, code: str) -> Any:

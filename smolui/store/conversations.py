@@ -264,22 +264,6 @@ class ConversationStore:
             raise
         return True
 
-    def set_turn_state(self, owner: str, conversation_id: str, state: str) -> bool:
-        """Record the state of the running turn ("running", ...). Returns whether it exists.
-
-        Args:
-            owner: Its owner.
-            conversation_id: Which conversation.
-            state: The new state.
-        """
-        statement = (
-            update(Conversation)
-            .where(Conversation.id == conversation_id, Conversation.owner == owner)
-            .values(turn_state=state)
-        )
-        with self._sessions.begin() as session:
-            return session.execute(statement).rowcount > 0
-
     def rename(self, owner: str, conversation_id: str, title: str) -> bool:
         """Give a conversation a new title. Returns whether it was the owner's.
 

@@ -23,7 +23,6 @@ from agents.persistence.serialization import (
     save_agent,
 )
 from tools import tool
-from tools.hub import TrustRemoteCodeError
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -117,14 +116,6 @@ def test_folder_round_trip_runs_identically(tmp_path: Path) -> None:
     assert loaded.prompt_templates == original.prompt_templates
     assert run_and_trace(with_fresh_scripts(loaded)) == expected
     assert expected[0] == "10.0"
-
-
-def test_loading_tools_needs_trust(tmp_path: Path) -> None:
-    save_agent(build_agent(), tmp_path / "saved")
-    with pytest.raises(TrustRemoteCodeError, match="trust_remote_code=True"):
-        agent_from_folder(tmp_path / "saved")
-    with pytest.raises(TrustRemoteCodeError):
-        agent_from_dict(agent_to_dict(build_agent()))
 
 
 def test_agent_without_tools_loads_without_trust(tmp_path: Path) -> None:

@@ -158,8 +158,6 @@ def test_agent_from_dict_written_by_smolagents() -> None:
     tools = [{"name": "get_weather", "code": SMOLAGENTS_TOOL, "requirements": []},
              {"name": "final_answer", "code": SMOLAGENTS_FINAL_ANSWER, "requirements": []}]  # fmt: skip
     data = _smolagents_agent_dict(tools)
-    with pytest.raises(TrustRemoteCodeError):
-        MultiStepAgent.from_dict(data)
     agent = MultiStepAgent.from_dict(data, trust_remote_code=True)
     assert isinstance(agent, CodeAgent) and set(agent.tools) == {"get_weather", "final_answer"}
     assert agent.tools["get_weather"](city="Lima") == "Sunny in Lima"

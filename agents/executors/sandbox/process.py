@@ -187,17 +187,6 @@ class WorkerProcess:
         except (OSError, ValueError, IndexError):
             return None
 
-    def resident_mb(self) -> float | None:
-        """Resident memory of the worker in MB (Linux only)."""
-        try:
-            with open(f"/proc/{self.pid}/status") as file:
-                for line in file:
-                    if line.startswith("VmRSS:"):
-                        return int(line.split()[1]) / 1024
-        except (OSError, ValueError):
-            return None
-        return None
-
 
 def namespaces_refusal(stderr: str) -> str:
     """Why the kernel refused a worker its namespaces, read from the end of the stderr of a

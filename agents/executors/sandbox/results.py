@@ -15,6 +15,7 @@ from typing import Any
 
 from agents.errors import AgentExecutionError
 from agents.executors.base import CodeOutput
+from agents.executors.frames import frame_from_tree
 from agents.executors.previews import table_from_tree
 from agents.executors.sandbox.budget import BudgetExceeded, BudgetLimits, StepBudget, cut_text
 from agents.executors.values import TAG, ReprValue, decode_value
@@ -40,6 +41,9 @@ def result_to_output(result: dict[str, Any], budget: StepBudget | None = None) -
         raise AgentExecutionError(f"Code execution failed: {error}", logs=logs)
     try:
         output = table_from_tree(result.get("output"))  # a DataFrame/Series, as data
+        if output is not None and result.get("is_final"):  # the answer: a DataFrame again
+            frame = frame_from_tree(result.get("output"), limits.max_output_chars)
+            output = output if frame is None else frame
         if output is None:
             _check_value_size(result.get("output"), limits.max_output_chars)
             output = decode_value(result.get("output"), image=budget.image)

@@ -207,7 +207,7 @@ class Worker:
             sys.stdout, sys.stderr = saved
             with self.lock:  # waits for a tool call in flight from another thread
                 self.executing = False
-        output = self._encode_output(value) if error is None else None
+        output = self._encode_output(value, is_final) if error is None else None
         images = self._encode_images(log)
         return {
             "t": "result",
@@ -303,11 +303,12 @@ class Worker:
         self.collector = ImageCollector()
         return encoded
 
-    def _encode_output(self, value: Any) -> Any:
+    def _encode_output(self, value: Any, is_final: bool = False) -> Any:
         figure = figure_of(value)
         if figure is not None:  # a figure as the value or the answer: it becomes an image
             return self._figure_value(figure)
-        table = table_tree(value)
+        # an answer's table also carries its cells, for the host to rebuild a DataFrame
+        table = table_tree(value, data_limit=self.max_output if is_final else 0)
         if table is not None:
             return table
         tree = encode_value(value)
