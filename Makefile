@@ -33,6 +33,7 @@ format:
 bench:
 	$(PYTHON) bench/agent_overhead.py
 	$(PYTHON) bench/executor.py
+	$(PYTHON) bench/stop_latency.py
 	$(PYTHON) bench/remote_executor.py
 	$(PYTHON) bench/models.py
 	$(PYTHON) bench/uploads.py

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import sys
-import time
 
 import pytest
 
 from agents import CodeAgent, ScriptedModel, ScriptedReply, TaskStep, ToolCallingAgent
 from agents.errors import AgentExecutionError
+from tests.waiting import wait_for
 from tools import tool
 
 
@@ -107,10 +107,7 @@ def test_warm_up_starts_the_sandbox_worker_ahead_of_the_first_step():
     try:
         assert agent.executor.running is False
         agent.warm_up()
-        deadline = time.monotonic() + 15
-        while not agent.executor.running and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert agent.executor.running is True
+        wait_for(lambda: agent.executor.running, "the warm-up starts the worker")
     finally:
         agent.close()
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import time
+from types import SimpleNamespace
 
 import pytest
 
 from agents import ChatMessage, ScriptedModel, ScriptedReply
 from agents.errors import AgentParsingError, ProviderAuthenticationError
+from agents.models import scripted
 from agents.models.messages import (
     ChatMessageStreamDelta,
     ToolCallFunction,
@@ -111,14 +112,18 @@ def test_chat_message_round_trips_through_dict():
     assert ChatMessage.from_dict(message.dict()).content == "hi"
 
 
-def test_scripted_pieces_can_arrive_over_time_like_generated_tokens():
+def test_scripted_pieces_can_arrive_over_time_like_generated_tokens(monkeypatch):
+    # The pause between pieces is read from the model's clock, not measured: each piece is
+    # handed over before the next pause begins, as a model generating tokens would.
+    seen = []
+    pause = SimpleNamespace(sleep=lambda seconds: seen.append(("pause", seconds)))
+    monkeypatch.setattr(scripted, "time", pause)
     model = ScriptedModel([ScriptedReply("one two three four")], chunk_size=4, piece_delay=0.05)
-    arrivals = []
     for delta in model.generate_stream([{"role": "user", "content": "go"}]):
         if delta.content:
-            arrivals.append(time.monotonic())
-    assert len(arrivals) == 5
-    assert arrivals[-1] - arrivals[0] >= 0.19, "four gaps of 50 ms between five pieces"
+            seen.append(("piece", delta.content))
+    pieces = [("piece", text) for text in ("one ", "two ", "thre", "e fo", "ur")]
+    assert seen == [pieces[0], *[item for piece in pieces[1:] for item in (("pause", 0.05), piece)]]
 
 
 def _conversation(length: int) -> list[ChatMessage]:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 
 import pytest
 
 from agents import CodeAgent, ScriptedModel
 from agents.errors import AgentConfigError
 from agents.executors.sandbox import SandboxExecutor
+from tests.waiting import wait_for
 from tools import tool
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux sandbox")
@@ -97,10 +97,7 @@ def test_warm_up_starts_the_worker_before_the_first_step():
     try:
         assert not agent.executor.running
         agent.warm_up()
-        deadline = time.monotonic() + 10
-        while not agent.executor.running and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert agent.executor.running
+        wait_for(lambda: agent.executor.running, "the warm-up starts the worker")
         pid = agent.executor.worker_pid
         assert agent.run("one") == 1
         assert agent.executor.worker_pid == pid, "the run used the warmed-up worker"

@@ -13,6 +13,7 @@ import os
 import struct
 import sys
 import textwrap
+import threading
 import time
 import zlib
 
@@ -24,6 +25,8 @@ from agents.executors.sandbox.budget import MAX_CHUNKS, BudgetLimits, StepBudget
 from agents.executors.sandbox.channel import Channel, ProtocolViolation, has_lone_surrogate
 from agents.executors.sandbox.cleanup import folder_usage
 from agents.executors.sandbox.results import result_to_output
+from tests.agents.worker_state import stopped
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux sandbox")
 
@@ -56,24 +59,26 @@ while not os.path.exists("f0"):
     time.sleep(0.005)
 """
 
-# An import hook whose class takes 3 s to say where it comes from: the worker asks at each
-# checkpoint (see `marks`), so the code gets to run meanwhile.
-SLOW_HOOK = """
+# An import hook whose class says where it comes from only once `released()` is true: the
+# worker asks at each checkpoint (see `marks`), so the code gets to run meanwhile.
+HELD_HOOK = """
 import sys, time
-class Slow(type):
+class Held(type):
     @property
     def __module__(cls):
-        time.sleep(3)
+        deadline = time.monotonic() + 120  # never for ever, whatever the test does
+        while not released() and time.monotonic() < deadline:
+            time.sleep(0.01)
         return "elsewhere"
-class Hook(metaclass=Slow):
+class Hook(metaclass=Held):
     def find_spec(self, *args):
         return None
 sys.meta_path.append(Hook())
 """
 
 
-def make(**options) -> SandboxExecutor:
-    executor = SandboxExecutor(additional_authorized_imports=["*"], timeout=20, **options)
+def make(timeout: float = 20, **options) -> SandboxExecutor:
+    executor = SandboxExecutor(additional_authorized_imports=["*"], timeout=timeout, **options)
     executor.start()  # reading `isolation` starts nothing
     if not executor.isolation["seccomp"] or not executor.isolation["landlock"]:
         executor.close()
@@ -105,28 +110,35 @@ def test_the_worker_is_frozen_while_a_tool_runs():
     # threads while a tool runs, and a tool may run for minutes.
     with make() as executor:
 
-        def slow_tool():
+        def frozen_tool():
+            # SIGSTOP lands asynchronously: a system call in flight still finishes.
+            wait_for(lambda: stopped(executor.worker_pid), "the worker stops while a tool runs")
             before = entries(executor)
-            time.sleep(1.0)
+            assert stopped(executor.worker_pid)
             return [before, entries(executor)]
 
-        executor.send_tools({"slow_tool": slow_tool})
-        before, after = executor(FILLER + "slow_tool()").output
-        # A system call in flight as the worker stops still finishes (one file here);
-        # unfrozen, the thread made hundreds in that second.
-        assert before > 0 and after - before <= 2
+        executor.send_tools({"frozen_tool": frozen_tool})
+        before, after = executor(FILLER + "frozen_tool()").output
+        assert before > 0 and after == before  # the filler thread made nothing meanwhile
         assert executor("len(__import__('os').listdir('.')) > 0").output is True
 
 
 def test_limits_are_checked_while_the_worker_answers_a_checkpoint():
-    # Fix: `WorkerSlot.request` runs the limit checks while it waits. Here the code makes
-    # the checkpoint slow (an import hook whose class runs code when the worker looks at
-    # it) while its thread fills the folder far past the quota.
-    with make(max_files=200) as executor:
-        executor(FILLER + SLOW_HOOK)
-        started = time.monotonic()
-        executor.checkpoint()
-        assert time.monotonic() - started < 2.5
+    # Fix: `WorkerSlot.request` runs the limit checks while it waits. Here the code holds
+    # the checkpoint open (an import hook whose class runs code when the worker looks at
+    # it) while its thread fills the folder far past the quota. Only the quota can end
+    # the checkpoint: the hook waits for a file the test writes only if it did not, and
+    # the request's timeout is past the test's wait.
+    with make(timeout=240, max_files=200) as executor:
+        executor(FILLER + "released = lambda: os.path.exists('release')\n" + HELD_HOOK)
+        checkpoint = threading.Thread(target=executor.checkpoint)
+        checkpoint.start()
+        try:
+            wait_for(lambda: not checkpoint.is_alive(), "the checkpoint ended past the quota")
+        finally:
+            if checkpoint.is_alive():
+                open(os.path.join(executor.scratch, "release"), "w").close()  # noqa: SIM115
+            checkpoint.join()
         assert not executor.running  # replaced, its files deleted
         assert entries(executor) <= 200
         assert "were lost" in executor("1").logs  # and the model is told
@@ -204,18 +216,28 @@ def test_the_bytes_a_step_sends_the_host_are_capped():
 def test_stale_frames_sent_during_a_checkpoint_are_capped():
     # Fix: `WorkerSlot.request` counts the bytes of the stale frames it drops (each one
     # parsed first); before, a checkpoint made slow by the code parsed all it was sent.
-    code = SLOW_HOOK + textwrap.dedent(
-        """
+    # The flood starts when the checkpoint looks at the hook (not during the step), and
+    # the hook holds the checkpoint open until the flood is sent.
+    code = (
+        textwrap.dedent(
+            """
         import gc, os, threading
         from agents.executors.sandbox.worker import Worker
         worker = next(o for o in gc.get_objects() if isinstance(o, Worker))
         body = b'{"t":"ok","id":-1,"pad":"%s"}' % (b"y" * (10 << 20))
+        looked, sent = threading.Event(), threading.Event()
         def flood():
-            time.sleep(0.5)  # frozen after this step; runs on during the checkpoint
+            looked.wait()
             for _ in range(12):
                 os.write(worker.channel.write_fd, len(body).to_bytes(4, "big") + body)
+            sent.set()
         threading.Thread(target=flood, daemon=True).start()
+        def released():
+            looked.set()
+            return sent.is_set()
         """
+        )
+        + HELD_HOOK
     )
     with make() as executor:
         executor(code)

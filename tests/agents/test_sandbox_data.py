@@ -142,5 +142,5 @@ def test_a_worker_imports_the_stack_while_idle_and_not_when_code_comes_at_once()
         assert idle(probe).output == ["matplotlib.pyplot", "numpy", "pandas"]
     with SandboxExecutor(additional_authorized_imports=["sys"], preload_data_stack=False) as off:
         off.start()
-        time.sleep(1.5)
+        wait_until_idle(off.worker_pid)  # settled, as the idle one above: nothing preloaded
         assert off(probe).output == []

@@ -8,14 +8,15 @@ from __future__ import annotations
 import os
 import sys
 import threading
-import time
 
 import pytest
 
 from agents.errors import AgentConfigError, AgentExecutionError
 from agents.executors import create_executor
 from agents.executors.sandbox import SandboxExecutor
+from agents.executors.sandbox import execution as sandbox_execution
 from agents.executors.values import ReprValue, decode_value, encode_value
+from tests.agents.moved_clock import MovedClock
 from tools.base import Tool
 from tools.decorator import tool
 
@@ -145,14 +146,17 @@ def test_tool_calls_from_threads_in_the_code_are_served(sandbox):
         assert executor(code).output == [0, 2, 4, 6, 8, 10, 12, 14]
 
 
-def test_time_in_tools_does_not_count_against_the_timeout():
+def test_time_in_tools_does_not_count_against_the_timeout(monkeypatch):
+    clock = MovedClock()  # the step's deadline and its tool accounting both read it
+    monkeypatch.setattr(sandbox_execution, "time", clock)
+
     def slow(seconds: float) -> str:
-        time.sleep(seconds)
+        clock.advance(seconds)  # the tool "takes" this long, on the step's clock
         return "slept"
 
-    with SandboxExecutor(timeout=1.0) as executor:
+    with SandboxExecutor(timeout=20) as executor:
         executor.send_tools({"slow": slow})
-        assert executor("slow(0.6) + slow(0.6)").output == "sleptslept"
+        assert executor("slow(30) + slow(30)").output == "sleptslept"  # 60 s in tools
 
 
 def test_images_returned_or_shown_reach_the_host():
@@ -212,13 +216,16 @@ def test_close_stops_the_worker_and_removes_its_folder():
 
 
 def test_interrupt_stops_a_step_and_keeps_state():
-    with SandboxExecutor(timeout=30, additional_authorized_imports=["time"]) as executor:
+    started = threading.Event()
+    # A generous timeout: the step ends as "Interrupted", never as "timed out".
+    with SandboxExecutor(timeout=120, additional_authorized_imports=["time"]) as executor:
+        executor.send_tools({"started": lambda: started.set()})
         executor("kept = 'yes'")
-        threading.Timer(0.5, executor.interrupt).start()
-        started = time.monotonic()
+        stopper = threading.Thread(target=lambda: started.wait(60) and executor.interrupt())
+        stopper.start()
         with pytest.raises(AgentExecutionError, match="Interrupted") as info:
-            executor("import time\nwhile True:\n    time.sleep(0.01)")
-        assert time.monotonic() - started < 10
+            executor("import time\nstarted()\nwhile True:\n    time.sleep(0.01)")
+        stopper.join()
         assert info.value.state_lost is False
         assert executor("kept").output == "yes"
 

@@ -13,32 +13,37 @@ import time
 import pytest
 
 from agents.executors.sandbox import SandboxExecutor
+from tests.agents.worker_state import stopped
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux sandbox")
 
 WRITER = """
-import threading, time
+import os, threading, time
 def beat():
     with open('beat', 'ab', buffering=0) as file:
         while True:
             file.write(b'x' * 4096)
             time.sleep(0.005)
 threading.Thread(target=beat, daemon=True).start()
-time.sleep(0.2)
+while not os.path.exists('beat') or not os.path.getsize('beat'):  # it ran during its step
+    time.sleep(0.005)
 """
+# A step that ends once the writer has written past `size` bytes: it runs again in a step.
+GROWN = "while os.path.getsize('beat') <= {size}:\n    time.sleep(0.005)\n'grown'"
 
 
 def test_a_background_thread_does_nothing_between_steps():
     with SandboxExecutor(additional_authorized_imports=["*"]) as executor:
         executor(WRITER)
         beat = os.path.join(executor.scratch, "beat")
-        time.sleep(0.1)  # SIGSTOP lands asynchronously: a write in flight still ends
+        # SIGSTOP lands asynchronously: a write in flight still ends.
+        wait_for(lambda: stopped(executor.worker_pid), "the worker is frozen after its step")
         size = os.path.getsize(beat)
         assert size > 0  # it ran during its step
-        time.sleep(1.0)
-        assert os.path.getsize(beat) == size  # and not at all after it
-        executor("time.sleep(0.2)")  # it runs again only while a (watched) step runs
-        assert os.path.getsize(beat) > size
+        assert stopped(executor.worker_pid) and os.path.getsize(beat) == size  # not after it
+        # It runs again only while a (watched) step runs: this step ends once it wrote more.
+        assert executor(GROWN.format(size=size)).output == "grown"
         assert executor("1 + 1").output == 2
 
 
@@ -69,7 +74,10 @@ def test_a_timer_cannot_wake_the_frozen_worker():
         executor(WAKE_UP_TIMER + WRITER)
         assert executor("made, made_errno == errno.EPERM").output == (-1, True)
         beat = os.path.join(executor.scratch, "beat")
-        time.sleep(0.1)
+        wait_for(lambda: stopped(executor.worker_pid), "the worker is frozen after its step")
         size = os.path.getsize(beat)
+        # What must not happen has no event to wait for: a timer firing 50 times a second
+        # would have woken the worker many times in this window. The outcome does not
+        # depend on how busy the machine is; only the chance to catch a wake-up does.
         time.sleep(1.0)
-        assert os.path.getsize(beat) == size
+        assert stopped(executor.worker_pid) and os.path.getsize(beat) == size

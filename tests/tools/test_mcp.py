@@ -5,13 +5,13 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from agents import CodeAgent, ScriptedModel, ScriptedReply, ToolCallingAgent
+from tests.waiting import wait_for
 from tools.base import ToolExecutionError
 from tools.collection import ToolCollection
 from tools.hub import TrustRemoteCodeError
@@ -83,10 +83,9 @@ def test_dead_server_is_a_clear_error() -> None:
     from mcp import StdioServerParameters
 
     params = StdioServerParameters(command=sys.executable, args=["-c", "raise SystemExit(3)"])
-    started = time.monotonic()
-    with pytest.raises(Exception, match="MCP server"):
-        MCPClient(params, connect_timeout=10).connect()
-    assert time.monotonic() - started < 15
+    # Noticed as the server's exit, not as the (generous) connect timeout running out.
+    with pytest.raises(Exception, match="Could not connect to the MCP server"):
+        MCPClient(params, connect_timeout=120).connect()
 
 
 def test_calls_after_disconnect_are_refused(stdio_params) -> None:
@@ -102,6 +101,11 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
+def _listens(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
 @pytest.fixture
 def http_server() -> Iterator[str]:
     port = _free_port()
@@ -110,13 +114,8 @@ def http_server() -> Iterator[str]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
-                break
-        time.sleep(0.1)
     try:
+        wait_for(lambda: _listens(port), f"the MCP test server listens on port {port}")
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         process.terminate()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import socket
-import time
 
 import pytest
 
@@ -21,12 +20,10 @@ def test_unreachable_search_engine_is_a_clear_error() -> None:
     # ddgs talks through a Rust HTTP client that the socket guard cannot see, so the test
     # routes it through a proxy port where nothing listens: the same failure as offline.
     tool = WebSearchTool(proxy=f"http://127.0.0.1:{_closed_port()}", timeout=5)
-    started = time.monotonic()
     with pytest.raises(ToolExecutionError) as caught:
         tool(query="smolagents")
     message = str(caught.value)
     assert "could not be reached" in message and "offline" in message
-    assert time.monotonic() - started < 30
 
 
 def test_empty_query_is_refused() -> None:
