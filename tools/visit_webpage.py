@@ -76,7 +76,7 @@ class VisitWebpageTool(Tool):
         try:
             for _ in range(self.max_redirects + 1):
                 self._check_url(url)
-                response = _get(session, url, deadline)
+                response = _get(session, url, deadline, self.timeout)
                 if response.is_redirect and response.headers.get("location"):
                     url = urljoin(url, response.headers["location"])
                     response.close()
@@ -134,7 +134,7 @@ class VisitWebpageTool(Tool):
         return bytes(body), content_type, encoding, url
 
 
-def _get(session, url: str, deadline: float):
+def _get(session, url: str, deadline: float, timeout: float):
     import requests
 
     remaining = max(0.5, deadline - time.monotonic())
@@ -147,7 +147,7 @@ def _get(session, url: str, deadline: float):
             stream=True,
         )
     except requests.exceptions.Timeout as error:
-        raise ToolExecutionError(_timed_out(url, None)) from error
+        raise ToolExecutionError(_timed_out(url, timeout)) from error
     except requests.exceptions.RequestException as error:
         raise ToolExecutionError(
             f"Could not reach {url}: {type(error).__name__}. The site may be down, the address "
