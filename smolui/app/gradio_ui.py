@@ -18,6 +18,7 @@ from smolui.render.messages import Message
 from smolui.sessions import SessionRegistry
 
 if TYPE_CHECKING:  # imported where used: building the app loads them, importing it must not
+    from smolui.api.app import Api
     from smolui.conversations.keeper import ConversationKeeper
     from smolui.observability.metrics import AppMetrics
     from smolui.store import ConversationStore
@@ -92,6 +93,7 @@ class GradioUI(GradioUIApiMixin):
         self.keeper: ConversationKeeper | None = None
         self.metrics: AppMetrics | None = None  # made with the app (served at /metrics)
         self.admission: TurnAdmission | None = None  # sign-in, limits, queue: made with the app
+        self.api: Api | None = None  # the other ways in (/v1): made with the app
         # Name -> check for /readyz; the store's is added with the app, app.py adds the model's.
         self.ready_checks: dict[str, Callable[[], None]] = {}
         self.server: Any = None
@@ -130,6 +132,7 @@ class GradioUI(GradioUIApiMixin):
 
     def create_app(self) -> Any:
         """Build the Blocks app (not launched). Returns the `gr.Blocks`."""
+        from smolui.api.app import Api
         from smolui.conversations.keeper import attach_store
         from smolui.handlers.chat import ChatHandlers
         from smolui.handlers.conversations import ConversationHandlers
@@ -154,6 +157,7 @@ class GradioUI(GradioUIApiMixin):
         )
         conversations = ConversationHandlers(self.registry, self.keeper)
         sign_in = self.admission.sign_in
+        self.api = Api(self.registry, config, self.keeper, self.metrics, self.admission)
 
         def events(layout: Any) -> None:
             wire(
@@ -253,7 +257,10 @@ class GradioUI(GradioUIApiMixin):
             logger.warning("serving without /healthz, /readyz and /metrics (share or %s)",
                            sorted(options))  # fmt: skip
             return demo.launch(share=share, **options)
-        self.server = serve(demo, self.metrics, self.ready_checks, options, self.listen_socket)
+        routes = [self.api.router()] if self.api is not None else None
+        self.server = serve(
+            demo, self.metrics, self.ready_checks, options, self.listen_socket, routes
+        )
         if not options.get("prevent_thread_lock"):
             self.server.wait()
         return self.server

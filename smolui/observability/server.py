@@ -39,13 +39,20 @@ def can_mount(options: dict[str, Any]) -> bool:
     return set(options) <= MOUNT_OPTIONS | SERVER_OPTIONS
 
 
-def build_app(demo: Any, metrics: Any, checks: dict[str, ReadinessCheck], **options: Any) -> Any:
+def build_app(
+    demo: Any,
+    metrics: Any,
+    checks: dict[str, ReadinessCheck],
+    routes: list[Any] | None = None,
+    **options: Any,
+) -> Any:
     """A FastAPI app serving the health routes, `/metrics`, and the gradio Blocks at `/`.
 
     Args:
         demo: The `gr.Blocks` (queued).
         metrics: The app's `AppMetrics`.
         checks: Readiness checks for `/readyz`.
+        routes: FastAPI routers served before gradio (the API's `/v1`).
         **options: Passed to `gr.mount_gradio_app` (auth, blocked_paths, max_file_size...).
     """
     import gradio as gr
@@ -69,7 +76,9 @@ def build_app(demo: Any, metrics: Any, checks: dict[str, ReadinessCheck], **opti
         body, content_type = metrics.render()
         return Response(body, media_type=content_type)
 
-    # Routes match in order: the three above come before gradio's mount at "/".
+    for router in routes or []:
+        app.include_router(router)
+    # Routes match in order: the ones above come before gradio's mount at "/".
     return gr.mount_gradio_app(app, demo, path="/", **options)
 
 
@@ -146,6 +155,7 @@ def serve(
     checks: dict[str, ReadinessCheck],
     options: dict[str, Any],
     sock: socket.socket | None = None,
+    routes: list[Any] | None = None,
 ) -> AppServer:
     """Build the app and start serving it in the background.
 
@@ -155,6 +165,7 @@ def serve(
         checks: Readiness checks.
         options: `launch` options (see `can_mount`); `quiet` silences the address line.
         sock: A listening socket bound to the options' host and port, to serve on.
+        routes: FastAPI routers served before gradio (the API's `/v1`).
     """
     options = dict(options)
     quiet = bool(options.pop("quiet", False))
@@ -162,7 +173,8 @@ def serve(
     options.setdefault("show_error", False)  # as `Blocks.launch`: no exception text in toasts
     host = options.get("server_name") or "127.0.0.1"
     port = int(options.get("server_port") or 7860)
-    server = AppServer(build_app(demo, metrics, checks, **options), host, port, sock).start()
+    app = build_app(demo, metrics, checks, routes, **options)
+    server = AppServer(app, host, port, sock).start()
     if not quiet:
         print(f"* Running on local URL:  {server.url}", flush=True)
         print(f"* Health: {server.url}healthz  readiness: {server.url}readyz  metrics: "

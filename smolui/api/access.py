@@ -1,0 +1,96 @@
+"""Who calls the API: the user of a bearer key, a loopback caller, or nobody allowed."""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass
+from typing import Any
+
+from smolui.auth import Identity, SignIn
+from smolui.auth.identity import client_address
+from smolui.auth.keys import ApiKeys
+
+LOCAL_OWNER = "api:local"  # owns the conversations of key-less loopback callers
+KEY_NEEDED = (
+    "An API key is needed: send 'Authorization: Bearer <key>' "
+    "(python -m smolui.api.keys add USER makes one)."
+)
+BAD_KEY = "This API key is not valid (unknown or revoked)."
+LOOPBACK_ONLY = (
+    "Without sign-in and without API keys, the API answers callers on this machine only; "
+    "make a key with python -m smolui.api.keys add USER."
+)
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who a call runs as.
+
+    Args:
+        identity: For the gate (sign-in, limits, the queue).
+        owner: Who owns the conversations the call makes or continues.
+    """
+
+    identity: Identity
+    owner: str
+
+
+@dataclass(frozen=True)
+class Refused:
+    """Why a call may not run, and its HTTP status.
+
+    Args:
+        status: 401 (no or a bad key) or 403 (not on this machine).
+        message: For the client.
+    """
+
+    status: int
+    message: str
+
+
+class ApiAccess:
+    """Tells who a call comes from.
+
+    Args:
+        sign_in: The app's sign-in (a key user is signed in as `<mode>:<user>`, so they own
+            the conversations they see in the page; with sign-in off, `api:<user>`).
+        keys: The app's API keys (None: no key works, only loopback callers with sign-in off).
+    """
+
+    def __init__(self, sign_in: SignIn, keys: ApiKeys | None):
+        self.sign_in, self.keys = sign_in, keys
+
+    def caller(self, authorization: str | None, request: Any) -> Caller | Refused:
+        """The caller of one request, or why it is refused.
+
+        Args:
+            authorization: The `Authorization` header.
+            request: The Starlette request (its client address).
+        """
+        client = client_address(request, self.sign_in.trust_forwarded)
+        token = _bearer(authorization)
+        user = self.keys.user_for(token) if token and self.keys is not None else None
+        if user is not None:
+            provider = self.sign_in.mode if self.sign_in.required else "api"
+            admin = user in self.sign_in.config.admins
+            identity = Identity(provider=provider, name=user, admin=admin, client=client)
+            return Caller(identity, identity.owner or LOCAL_OWNER)
+        if self.sign_in.required or (self.keys is not None and self.keys.any_active()):
+            return Refused(401, BAD_KEY if token else KEY_NEEDED)
+        # No key exists and sign-in is off: any token (clients insist on sending one) is
+        # ignored, and the address decides.
+        if not _loopback(client):
+            return Refused(403, LOOPBACK_ONLY)
+        return Caller(Identity(client=client), LOCAL_OWNER)
+
+
+def _bearer(authorization: str | None) -> str | None:
+    scheme, _, token = (authorization or "").partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
+def _loopback(address: str | None) -> bool:
+    try:
+        return address is not None and ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
