@@ -4,6 +4,10 @@ answer checks, managed agents and the tool set); the agent's recorded arguments 
 its saving, loading and copying methods (`persistence_api`, thin layers over
 `agents.persistence`, imported when called).
 
+A model family's special needs plug in through one seam, `profile.ModelProfile`; the loop holds
+no branch for any family. It names `agents.small_model` in one place only: `profile.choose_profile`
+asks it, when an agent is built, whether the bundled tiny model's profile applies.
+
 May import: agents.errors, agents.events, agents.executors, agents.memory, agents.models,
 agents.observability, agents.persistence, agents.prompts, agents.small_model, tools.
 """

@@ -27,6 +27,7 @@ from agents.loop.config import AgentConfig
 from agents.loop.final_answer_checks import check_final_answer
 from agents.loop.model_call import call_model
 from agents.loop.persistence_api import PersistenceMixin
+from agents.loop.profile import GENERIC, ModelProfile
 from agents.loop.run_result import collect_run
 from agents.loop.toolset import build_toolset
 from agents.memory import context, image_budget
@@ -86,6 +87,8 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
     """
 
     prompt_file = "code_agent"
+    # What the loop asks at its fixed points (`agents.loop.profile`); subclasses choose one.
+    profile: ModelProfile = GENERIC
 
     def __init__(
         self,

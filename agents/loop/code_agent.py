@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Generator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -16,14 +17,13 @@ from agents.loop.agent import MultiStepAgent
 from agents.loop.config import CodeAgentConfig
 from agents.loop.last_answer import current_run
 from agents.loop.parsing import extract_code, extract_structured_code
-from agents.loop.repair import repair_code, with_note
+from agents.loop.profile import DraftTrial, ModelProfile, choose_profile
+from agents.loop.repair import with_note
 from agents.loop.sub_agents import drain_while
 from agents.memory.steps import ActionOutput, ActionStep, ToolCall
 from agents.models.messages import ChatMessage, ChatMessageStreamDelta
 from agents.prompts import render
 from agents.prompts.code_tags import code_stop_sequences, resolve_code_block_tags
-from agents.small_model.profile import SmallModelProfile, select_profile
-from agents.small_model.vote import Ballot, DraftJudge, quietly, vote
 
 logger = logging.getLogger(__name__)
 
@@ -64,9 +64,9 @@ class CodeAgent(MultiStepAgent):
             `response_format`.
         code_block_tags: The (open, close) markers shown to the model, or "markdown" for
             ```python fences; default `<code>`...`</code>`.
-        small_model: Use the small-model profile (short prompt, grammar, token cap, drafts;
-            see `agents.small_model.profile`): True or False, None to choose it for tiny models, or
-            a `SmallModelProfile`.
+        small_model: The model's profile (`agents.loop.profile.ModelProfile`), e.g. a
+            `SmallModelProfile`; or True or False to force the bundled tiny model's profile
+            on or off, None to choose it by model.
         **kwargs: See `MultiStepAgent`.
     """
 
@@ -84,7 +84,7 @@ class CodeAgent(MultiStepAgent):
         max_print_outputs_length: int | None = None,
         use_structured_outputs_internally: bool = False,
         code_block_tags: str | tuple[str, str] | None = None,
-        small_model: bool | SmallModelProfile | None = None,
+        small_model: bool | ModelProfile | None = None,
         **kwargs: Any,
     ):
         config = CodeAgentConfig(
@@ -108,10 +108,9 @@ class CodeAgent(MultiStepAgent):
         self.code_block_tags = resolve_code_block_tags(code_block_tags)
         self.executor_type = executor_type
         self.executor_kwargs = dict(executor_kwargs or {})
-        self.small_model_profile = select_profile(model, small_model)
-        if self.small_model_profile is not None:
-            self.prompt_file = self.small_model_profile.prompt_file
-            kwargs["max_steps"] = self.small_model_profile.steps_per_run(kwargs.get("max_steps"))
+        self.profile: ModelProfile = choose_profile(model, small_model)
+        self.prompt_file = self.profile.prompt_file(self.prompt_file)
+        kwargs["max_steps"] = self.profile.max_steps(config.max_steps)
         super().__init__(tools, model, **kwargs)
         self.config: CodeAgentConfig = config
         self._executor: CodeExecutor = executor or create_executor(
@@ -172,12 +171,13 @@ class CodeAgent(MultiStepAgent):
         )
 
     def write_memory_to_messages(self, summary_mode: bool = False) -> list[Any]:
-        """The memory as model messages; a small model gets its short transcript."""
-        if self.small_model_profile is None or summary_mode:
-            return super().write_memory_to_messages(summary_mode)
+        """The memory as model messages, as the profile shows a step (summaries: generic)."""
+        generic = partial(super().write_memory_to_messages, summary_mode)
+        if summary_mode:
+            return generic()
         system_prompt = self.memory.system_prompt.system_prompt
-        return self.small_model_profile.messages(
-            system_prompt, self.memory.steps, self.code_block_tags
+        return self.profile.messages(
+            system_prompt, self.memory.steps, self.code_block_tags, generic
         )
 
     def _prepare_run(self, additional_args: dict[str, Any]) -> None:
@@ -210,22 +210,20 @@ class CodeAgent(MultiStepAgent):
         messages = self.write_memory_to_messages()
         step.model_input_messages = messages
         kwargs: dict[str, Any] = {}
+        tools = [*self.tools, *self.managed_agents]
         if self.use_structured_outputs_internally:
             kwargs["response_format"] = STRUCTURED_FORMAT
         else:
             kwargs["stop_sequences"] = code_stop_sequences(self.code_block_tags)
-            if self.small_model_profile is not None:
-                profile, retry = self.small_model_profile, step.step_number > 1
-                kwargs.update(profile.step_kwargs(self.model, self.code_block_tags, retry))
-        ballot, tried = None, None
-        if self._drafts() > 1 and not self.use_structured_outputs_internally:
-            ballot = yield from self._vote(messages, kwargs)
-            answer = ballot.chosen.message
-        else:
-            answer = yield from self._call_model(messages, **kwargs)
+            retry = step.step_number > 1
+            kwargs.update(self.profile.step_options(self.model, self.code_block_tags, retry))
+        proposal = yield from self.profile.propose(
+            lambda options: self._call_model(messages, **options), kwargs, self._draft_trial(tools)
+        )
+        answer, tried = proposal.message, None
         step.model_output_message = answer
         step.model_output = answer.text
-        step.token_usage = ballot.token_usage if ballot is not None else answer.token_usage
+        step.token_usage = proposal.token_usage
         if self.use_structured_outputs_internally:
             _, code = extract_structured_code(answer.text)
         else:
@@ -235,13 +233,12 @@ class CodeAgent(MultiStepAgent):
                 and not answer.text.rstrip().endswith(self.code_block_tags[1])
             ):
                 step.model_output = answer.text + self.code_block_tags[1]
-            # A draft chosen by vote comes with the code that was tried, repairs included.
-            tried = ballot.chosen.repair if ballot is not None else None
+            # A proposal chosen among tried drafts comes with its code, repairs included.
+            tried = proposal.tried
             code = tried.code if tried else extract_code(answer.text, *self.code_block_tags)
-        small = self.small_model_profile is not None
-        repair = tried or repair_code(code, self.task, small, [*self.tools, *self.managed_agents])
+        repair = tried or self.profile.repair(code, self.task, tools)
         code = step.code_action = repair.code
-        note = "\n".join(text for text in (ballot.note if ballot else "", repair.note) if text)
+        note = "\n".join(text for text in (proposal.note, repair.note) if text)
         call = ToolCall(name="python_interpreter", arguments=code, id=f"call_{step.step_number}")
         step.tool_calls = [call]
         yield call
@@ -266,45 +263,28 @@ class CodeAgent(MultiStepAgent):
         step.action_output = result.output
         yield ActionOutput(output=result.output, is_final_answer=result.is_final_answer)
 
-    def _drafts(self) -> int:
-        """How many drafts a step writes and votes on (1: none; see `agents.small_model.vote`)."""
-        if self.small_model_profile is None or self.managed_agents:
-            return 1
-        return self.small_model_profile.drafts_for(self.model)
-
-    def _vote(
-        self, messages: list[ChatMessage], kwargs: dict[str, Any]
-    ) -> Generator[ChatMessageStreamDelta, None, Ballot]:
-        """A small model's drafts of one step, each tried in the executor, and the one chosen.
-
-        Only the first draft streams; the step shows the chosen one.
-        """
-        profile, tools = self.small_model_profile, [*self.tools, *self.managed_agents]
+    def _draft_trial(self, tools: list[str]) -> DraftTrial | None:
+        """What the profile may use to try drafts of this step in the executor; None where
+        drafts may not be tried: structured outputs, or managed agents (a draft would run
+        a whole sub-agent)."""
+        if self.use_structured_outputs_internally or self.managed_agents:
+            return None
         observations = [step.observations or "" for step in current_run(self.memory.steps)]
-        judge = DraftJudge(
+        return DraftTrial(
+            self.model,
             lambda text: extract_code(text, *self.code_block_tags),
-            lambda code: repair_code(code, self.task, True, tools),
+            lambda code: self.profile.repair(code, self.task, tools),
             self.executor,
             "\n".join([self.task or "", *observations]),
             self.state.clear,
         )
 
-        def write(index: int) -> Generator[ChatMessageStreamDelta, None, ChatMessage]:
-            calls = self._call_model(messages, **profile.draft_kwargs(kwargs, index))
-            if index == 0:
-                return (yield from calls)
-            return (yield from quietly(calls))
-
-        return (yield from vote(write, judge, self._drafts()))
-
     def _call_model(
         self, messages: list[ChatMessage], **kwargs: Any
     ) -> Generator[ChatMessageStreamDelta, None, ChatMessage]:
-        # A small model's planning and last answer get the same token cap as its steps, and
-        # its last answer (written like a step) ends where a step would.
-        if self.small_model_profile is not None:
-            kwargs.setdefault("max_tokens", self.small_model_profile.max_tokens)
-            kwargs.setdefault("stop_sequences", code_stop_sequences(self.code_block_tags))
+        # Planning and the last answer get the profile's defaults; a step's options win.
+        for key, value in self.profile.call_options(self.code_block_tags).items():
+            kwargs.setdefault(key, value)
         return (yield from super()._call_model(messages, **kwargs))
 
     def interrupt(self) -> None:

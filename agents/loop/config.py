@@ -16,7 +16,7 @@ from agents.observability.console import ConsoleLogger, LogLevel
 
 if TYPE_CHECKING:
     from agents.executors.base import CodeExecutor
-    from agents.small_model.profile import SmallModelProfile
+    from agents.loop.profile import ModelProfile
 
 
 @dataclass
@@ -77,7 +77,7 @@ class CodeAgentConfig(AgentConfig):
     max_print_outputs_length: int | None = None
     use_structured_outputs_internally: bool = False
     code_block_tags: str | tuple[str, str] | None = None
-    small_model: bool | SmallModelProfile | None = None
+    small_model: bool | ModelProfile | None = None
 
 
 @dataclass
@@ -85,4 +85,4 @@ class ToolCallingAgentConfig(AgentConfig):
     """The arguments of `ToolCallingAgent(...)`: those of `MultiStepAgent` and its own."""
 
     max_tool_threads: int | None = None
-    small_model: bool | None = None
+    small_model: bool | ModelProfile | None = None

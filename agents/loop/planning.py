@@ -6,7 +6,6 @@ from collections.abc import Generator
 from typing import Any
 
 from agents.errors import AgentMaxStepsError
-from agents.loop.last_answer import answer_after_steps
 from agents.memory.steps import ActionStep, PlanningStep, Timing
 from agents.models.messages import ChatMessage, MessageRole
 from agents.prompts import render
@@ -97,7 +96,7 @@ def answer_after_max_steps(
     step.model_output_message = answer
     step.model_output = answer.text
     step.token_usage = answer.token_usage
-    step.action_output = answer_after_steps(answer.text, agent.memory.steps)
+    step.action_output = agent.profile.last_answer(answer.text, agent.memory.steps)
     step.is_final_answer = True
     agent._finish_step(step)
     yield step

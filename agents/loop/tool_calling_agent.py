@@ -12,13 +12,13 @@ from agents.events import AgentEvent
 from agents.executors.python_runner import is_pil_image
 from agents.loop.agent import MultiStepAgent
 from agents.loop.config import ToolCallingAgentConfig
+from agents.loop.profile import ModelProfile, choose_profile
 from agents.loop.sub_agents import drain_while
 from agents.memory.steps import ActionOutput, ActionStep, ToolCall, ToolOutput
 from agents.models.base import tool_schemas
 from agents.models.messages import ChatMessage, ChatMessageStreamDelta
 from agents.models.tool_call_text import parse_arguments
 from agents.prompts import render
-from agents.small_model.profile import select_profile
 from tools.base import ToolArgumentError, format_output
 
 MAX_PARALLEL_CALLS = 4
@@ -31,8 +31,9 @@ class ToolCallingAgent(MultiStepAgent):
         tools: Tools the model may call.
         model: The model; native tool calling is used where the backend has it.
         max_tool_threads: How many calls of one step may run at once.
-        small_model: Use the small-model profile (a JSON grammar built from the tools, a token
-            cap; see `agents.small_model.profile`): True or False, or None to choose it for tiny models.
+        small_model: The model's profile (`agents.loop.profile.ModelProfile`); or True or
+            False to force the bundled tiny model's profile (a JSON grammar built from the
+            tools, a token cap) on or off, None to choose it by model.
         **kwargs: See `MultiStepAgent`.
     """
 
@@ -44,14 +45,14 @@ class ToolCallingAgent(MultiStepAgent):
         tools: list[Any],
         model: Any,
         max_tool_threads: int | None = None,
-        small_model: bool | None = None,
+        small_model: bool | ModelProfile | None = None,
         **kwargs: Any,
     ):
         config = ToolCallingAgentConfig(
             tools, model, max_tool_threads=max_tool_threads, small_model=small_model, **kwargs
         )
         self.max_tool_threads = max_tool_threads or MAX_PARALLEL_CALLS
-        self.small_model_profile = select_profile(model, small_model)
+        self.profile: ModelProfile = choose_profile(model, small_model)
         super().__init__(tools, model, **kwargs)
         self.config: ToolCallingAgentConfig = config
 
@@ -72,9 +73,9 @@ class ToolCallingAgent(MultiStepAgent):
         step.model_input_messages = messages
         tools = list(self.callables.values())
         kwargs: dict[str, Any] = {}
-        # An agent-wide grammar= of the user's wins over the profile's.
-        if self.small_model_profile is not None and self.grammar is None:
-            kwargs = self.small_model_profile.tool_call_kwargs(self.model, tool_schemas(tools))
+        # An agent-wide grammar= of the user's wins over the profile's options.
+        if self.grammar is None:
+            kwargs = self.profile.tool_step_options(self.model, tool_schemas(tools))
         answer = yield from self._call_model(
             messages,
             tools_to_call_from=tools,
@@ -90,10 +91,9 @@ class ToolCallingAgent(MultiStepAgent):
     def _call_model(
         self, messages: list[ChatMessage], **kwargs: Any
     ) -> Generator[ChatMessageStreamDelta, None, ChatMessage]:
-        # A small model's planning and last answer get its steps' token cap: unconstrained,
-        # a tiny model rambles to the backend's cap (1,024 tokens, minutes on 2 cores).
-        if self.small_model_profile is not None:
-            kwargs.setdefault("max_tokens", self.small_model_profile.tool_call_tokens)
+        # Planning and the last answer get the profile's defaults; a step's options win.
+        for key, value in self.profile.tool_call_options().items():
+            kwargs.setdefault(key, value)
         return (yield from super()._call_model(messages, **kwargs))
 
     def process_tool_calls(

@@ -228,21 +228,6 @@ def _similarity(task: str, bank: tuple[WorkedExample, ...]) -> list[float]:
     ]
 
 
-def with_own_last(
-    examples: list[WorkedExample], own: list[WorkedExample], count: int | None = None
-) -> list[WorkedExample]:
-    """`own` examples last (where the model looks), after the best of `examples` (the best
-    last) that still fit in `count`.
-
-    Args:
-        examples: The examples picked for a task.
-        own: Examples made from the task itself.
-        count: How many in all (default: as many as `examples`).
-    """
-    room = (len(examples) if count is None else count) - len(own)
-    return [*(examples[-room:] if room > 0 else []), *own]
-
-
 def operation_text(task: str) -> str:
     """The task as category keywords see it: lower case, quoted data left out, the app's
     note about attached files left out, operators written as words.

@@ -1,25 +1,32 @@
 """The small-model profile: what makes a tiny local model (SmolLM2-135M) a usable CodeAgent
-(and gives a ToolCallingAgent on it well-formed tool calls).
+(and gives a ToolCallingAgent on it well-formed tool calls), behind the loop's `ModelProfile`.
 
 A model this small copies a format well but cannot follow a long prompt. The profile gives it a
 short system prompt with worked examples, caps each step's answer at a few lines, forces the
-"Thought: / code block" format with a grammar where the backend can enforce one, lets the
-agent turn a bare last expression into `final_answer(...)` (see `agents.loop.repair`), and on
-llama.cpp has a CodeAgent step drafted a few times and voted on (see `agents.small_model.vote`).
+"Thought: / code block" format with a grammar where the backend can enforce one, repairs its
+usual slips and turns a bare last expression into `final_answer(...)`
+(`agents.small_model.repair`), and on llama.cpp has a CodeAgent step drafted a few times and
+voted on (`agents.small_model.vote`). `select_profile` chooses it for the tiny models.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agents.loop.last_answer import answer_after_steps
+from agents.loop.profile import DraftTrial, Proposal, Write, single_call
+from agents.loop.repair import Repair
 from agents.memory.steps import MemoryStep
 from agents.models.base import Model
 from agents.models.messages import ChatMessage
+from agents.prompts.code_tags import code_stop_sequences
 from agents.small_model.grammar import tool_call_schema
+from agents.small_model.repair import small_repair
 from agents.small_model.transcript import small_transcript
+from agents.small_model.vote import DraftJudge, quietly, vote
 
 # Model ids of the models the profile is chosen for automatically: the bundled SmolLM2-135M
 # (GGUF file name, hub id, ollama tag) and its 360M sibling.
@@ -31,7 +38,7 @@ class SmallModelProfile:
     """How a CodeAgent talks to a small model.
 
     Args:
-        prompt_file: The packaged prompt templates to use instead of the full ones.
+        templates: The packaged prompt templates to use instead of the full ones.
         max_tokens: Cap on the tokens of one step's answer: one thought and a few lines of code.
         max_code_lines: Most lines of code the grammar allows in one step.
         max_line_chars: Most characters in the thought and in each line of code.
@@ -41,7 +48,7 @@ class SmallModelProfile:
             same mistake, and a high temperature makes a tiny model wander off the task.
         examples: Worked examples shown before each task, picked for it.
         earlier_turns: Earlier chat turns kept in the transcript (task and answering step).
-        max_steps: Most steps per run: a first try and one fix. A tiny model whose fix failed
+        run_steps: Most steps per run: a first try and one fix. A tiny model whose fix failed
             too repeats itself (bench/small_model.py), so more steps only cost time.
         tool_call_tokens: Cap on the tokens of one ToolCallingAgent step (one JSON call).
         max_argument_chars: Most characters in a string argument of a tool call, so that the
@@ -52,7 +59,7 @@ class SmallModelProfile:
         draft_temperature: Sampling temperature of the drafts after the first.
     """
 
-    prompt_file: str = "small_code_agent"
+    templates: str = "small_code_agent"
     max_tokens: int = 128
     max_code_lines: int = 5
     max_line_chars: int = 160
@@ -60,32 +67,39 @@ class SmallModelProfile:
     retry_temperature: float = 0.3
     examples: int = 3
     earlier_turns: int = 2
-    max_steps: int = 2
+    run_steps: int = 2
     tool_call_tokens: int = 192
     max_argument_chars: int = 100
     drafts: int = 3
     draft_temperature: float = 0.7
 
-    def steps_per_run(self, max_steps: int | None) -> int:
-        """The agent's `max_steps`, capped for the small model.
+    def prompt_file(self, default: str) -> str:
+        """The short templates, whatever the agent's own (`default`) are."""
+        return self.templates
+
+    def max_steps(self, asked: int) -> int:
+        """The steps asked for, capped at `run_steps`.
 
         Args:
-            max_steps: The steps asked for (None: the agent's default).
+            asked: The agent's `max_steps`.
         """
-        return self.max_steps if max_steps is None else min(max_steps, self.max_steps)
+        return min(asked, self.run_steps)
 
     def messages(
         self,
         system_prompt: str,
         steps: Sequence[MemoryStep],
         code_block_tags: tuple[str, str],
+        generic: Callable[[], list[ChatMessage]],
     ) -> list[ChatMessage]:
-        """The short transcript the model sees for its next step (see `agents.small_model.transcript`).
+        """The short transcript the model sees for its next step (see
+        `agents.small_model.transcript`); the generic one is not used.
 
         Args:
             system_prompt: The agent's system prompt.
             steps: The agent's memory steps.
             code_block_tags: The (open, close) markers of the code block.
+            generic: The loop's own transcript.
         """
         return small_transcript(
             system_prompt, steps, code_block_tags, self.examples, self.earlier_turns
@@ -120,21 +134,63 @@ class SmallModelProfile:
             ]
         )
 
-    def step_kwargs(
+    def step_options(
         self, model: Any, code_block_tags: tuple[str, str], retry: bool = False
     ) -> dict[str, Any]:
-        """Extra arguments for the model call of one action step.
+        """Options of the model call of one action step: a token cap, a temperature, and the
+        grammar where the backend says it follows one.
 
         Args:
-            model: The agent's model; a grammar is sent only when it says it supports one.
+            model: The agent's model.
             code_block_tags: The (open, close) markers of the code block.
             retry: Whether an earlier step of this run came before (usually a failed one).
         """
         temperature = self.retry_temperature if retry else self.temperature
-        kwargs: dict[str, Any] = {"max_tokens": self.max_tokens, "temperature": temperature}
+        options: dict[str, Any] = {"max_tokens": self.max_tokens, "temperature": temperature}
         if isinstance(model, Model) and model.supports_grammar:
-            kwargs["grammar"] = self.grammar(code_block_tags)
-        return kwargs
+            options["grammar"] = self.grammar(code_block_tags)
+        return options
+
+    def call_options(self, code_block_tags: tuple[str, str]) -> dict[str, Any]:
+        """Planning and the last answer get the steps' token cap, and the last answer (which
+        the model writes like a step) ends where a step would.
+
+        Args:
+            code_block_tags: The (open, close) markers of the code block.
+        """
+        return {
+            "max_tokens": self.max_tokens,
+            "stop_sequences": code_stop_sequences(code_block_tags),
+        }
+
+    def propose(
+        self, write: Write, options: dict[str, Any], trial: DraftTrial | None
+    ) -> Generator[Any, None, Proposal]:
+        """Drafts of the step, each tried apart, and the one the vote chooses
+        (`agents.small_model.vote`); one plain call where drafts cannot be tried or the
+        backend follows no grammar. Only the first draft streams.
+
+        Args:
+            write: The loop's model call.
+            options: The step's call options.
+            trial: What trying a draft takes (None: no drafts).
+        """
+        count = 1 if trial is None else self.drafts_for(trial.model)
+        if trial is None or count <= 1:
+            return (yield from single_call(write, options))
+        judge = DraftJudge(
+            trial.extract, trial.repair, trial.run, trial.known_text, trial.state_lost
+        )
+
+        def draft(index: int) -> Generator[Any, None, ChatMessage]:
+            calls = write(self.draft_options(options, index))
+            if index == 0:
+                return (yield from calls)
+            return (yield from quietly(calls))
+
+        ballot = yield from vote(draft, judge, count)
+        chosen = ballot.chosen
+        return Proposal(chosen.message, chosen.repair, ballot.note, ballot.token_usage)
 
     def drafts_for(self, model: Any) -> int:
         """How many drafts a CodeAgent step on `model` may write (1: no vote).
@@ -144,34 +200,56 @@ class SmallModelProfile:
         """
         return self.drafts if isinstance(model, Model) and model.supports_grammar else 1
 
-    def draft_kwargs(self, step_kwargs: dict[str, Any], index: int) -> dict[str, Any]:
-        """The model call arguments of draft number `index` (0: the step's own call).
+    def draft_options(self, step_options: dict[str, Any], index: int) -> dict[str, Any]:
+        """The model call options of draft number `index` (0: the step's own call).
 
         Args:
-            step_kwargs: The step's model call arguments.
+            step_options: The step's model call options.
             index: The draft's number, from 0.
         """
         if index == 0:
-            return step_kwargs
+            return step_options
         # llama.cpp seeds every call alike unless told otherwise: same prompt, same sample.
-        return {**step_kwargs, "temperature": self.draft_temperature, "seed": index}
+        return {**step_options, "temperature": self.draft_temperature, "seed": index}
 
-    def tool_call_kwargs(
-        self, model: Any, tool_schemas: Sequence[dict[str, Any]]
-    ) -> dict[str, Any]:
-        """Extra arguments for the model call of one ToolCallingAgent step.
-
-        Where the backend follows a grammar, the answer can only be one JSON call of one of
-        the tools with the arguments it takes (see `agents.small_model.grammar`).
+    def repair(self, code: str, task: str | None, tool_names: Iterable[str]) -> Repair:
+        """The generic syntax fix and the small model's own (`agents.small_model.repair`).
 
         Args:
-            model: The agent's model; a grammar is sent only when it says it supports one.
+            code: The code the model wrote.
+            task: The task, to tell whether it asks for a value.
+            tool_names: The agent's tools and managed agents.
+        """
+        return small_repair(code, task, tool_names)
+
+    def tool_step_options(self, model: Any, tool_schemas: Sequence[dict[str, Any]]) -> dict:
+        """Options of the model call of one ToolCallingAgent step: a token cap and, where the
+        backend follows a grammar, one JSON call of one of the tools with the arguments it
+        takes (see `agents.small_model.grammar`).
+
+        Args:
+            model: The agent's model.
             tool_schemas: The function schemas of the tools the model may call.
         """
-        kwargs: dict[str, Any] = {"max_tokens": self.tool_call_tokens}
+        options: dict[str, Any] = {"max_tokens": self.tool_call_tokens}
         if isinstance(model, Model) and model.supports_grammar and tool_schemas:
-            kwargs["grammar"] = tool_call_schema(tool_schemas, self.max_argument_chars)
-        return kwargs
+            options["grammar"] = tool_call_schema(tool_schemas, self.max_argument_chars)
+        return options
+
+    def tool_call_options(self) -> dict[str, Any]:
+        """Planning and the last answer of a ToolCallingAgent get its steps' token cap:
+        unconstrained, a tiny model rambles to the backend's cap (minutes on 2 cores)."""
+        return {"max_tokens": self.tool_call_tokens}
+
+    def last_answer(self, text: str, steps: Sequence[MemoryStep]) -> Any:
+        """The generic last answer (`agents.loop.last_answer`): a reply written like a step
+        is never taken for the answer.
+
+        Args:
+            text: The model's last reply.
+            steps: The agent's memory steps.
+        """
+        return answer_after_steps(text, steps)
 
 
 def is_small_model(model: Any) -> bool:
@@ -192,18 +270,15 @@ def is_small_model_id(model_id: str | None) -> bool:
     return bool(SMALL_MODEL_IDS.search(model_id or ""))
 
 
-def select_profile(
-    model: Any, small_model: bool | SmallModelProfile | None
-) -> SmallModelProfile | None:
-    """The profile an agent uses: forced on or off by `small_model`, else chosen by model.
+def select_profile(model: Any, small_model: bool | None) -> SmallModelProfile | None:
+    """The small-model profile, or None for the generic path: forced on or off by
+    `small_model`, else chosen by model (`agents.loop.profile.choose_profile` asks this once,
+    when an agent is built).
 
     Args:
         model: The agent's model.
-        small_model: True or False to force the choice; None to choose automatically; a
-            `SmallModelProfile` to use that one.
+        small_model: True or False to force the choice; None to choose automatically.
     """
-    if isinstance(small_model, SmallModelProfile):
-        return small_model
     if small_model is None:
         small_model = is_small_model(model)
     return SmallModelProfile() if small_model else None

@@ -2,7 +2,7 @@
 
 The worked examples (`agents/prompts/examples/small_code.yaml`) teach a thought that restates
 the task in the code's terms: "12% of 45 is 12 / 100 * 45." A 135M model often gets that
-sentence right and then writes other code under it (`"alphabet salad".count("a")` in the
+sentence right and then writes other code under it (`"apple pie".count("p")` in the
 thought, `final_answer(count(1))` in the code). `thought_expression` finds the longest
 stretch of the thought that is a self-contained Python expression computing something (an
 operator, a call, an index), which `agents.small_model.vote` tries when a draft's code fails.

@@ -3,11 +3,9 @@
 The full transcript repeats each step's code as a JSON tool call, wraps errors in advice
 and keeps every earlier turn; a 135M model copies the JSON, ignores the advice and loses
 the task in the length. The small transcript is the system prompt, a few worked examples
-picked for the current task (`agents.small_model.examples`; a unit conversion or a date question
-also gets its own question solved with other values, `agents.small_model.units` and
-`agents.small_model.dates`), the last earlier turns as
-task -> answering step, then the current task and its steps: each step as the model wrote
-it, followed by its observation or a one-line error.
+retrieved for the current task from the bank (`agents.small_model.examples`), the last
+earlier turns as task -> answering step, then the current task and its steps: each step as
+the model wrote it, followed by its observation or a one-line error.
 """
 
 from __future__ import annotations
@@ -17,9 +15,7 @@ from collections.abc import Sequence
 from agents.loop.repair import strip_note
 from agents.memory.steps import ActionStep, MemoryStep, TaskStep
 from agents.models.messages import ChatMessage, MessageRole
-from agents.small_model.dates import with_date_examples
-from agents.small_model.examples import WorkedExample, pick_examples
-from agents.small_model.units import with_conversion_examples
+from agents.small_model.examples import pick_examples
 
 _MAX_OBSERVATION_CHARS = 400
 ERROR_PREFIX = "Code execution failed: "
@@ -46,7 +42,7 @@ def small_transcript(
         return [_message(MessageRole.SYSTEM, system_prompt)]
     *earlier, (task, current) = turns
     messages = [_message(MessageRole.SYSTEM, system_prompt)]
-    for example in own_examples(task.task, pick_examples(task.task, examples)):
+    for example in pick_examples(task.task, examples):
         messages.append(_message(MessageRole.USER, example.task))
         messages.append(_message(MessageRole.ASSISTANT, example.answer(*code_block_tags)))
     for old_task, old_steps in earlier[-earlier_turns:] if earlier_turns > 0 else []:
@@ -58,18 +54,6 @@ def small_transcript(
     for step in current:
         messages += step_messages(step, code_block_tags)
     return messages
-
-
-def own_examples(task: str, examples: list[WorkedExample]) -> list[WorkedExample]:
-    """The picked examples, the last ones replaced by the task's own question solved with
-    other values where it is a unit conversion (`agents.small_model.units`) or a date question
-    with one method (`agents.small_model.dates`).
-
-    Args:
-        task: The user's task.
-        examples: The examples picked for it, the best last.
-    """
-    return with_date_examples(task, with_conversion_examples(task, examples))
 
 
 def step_messages(step: ActionStep, code_block_tags: tuple[str, str]) -> list[ChatMessage]:

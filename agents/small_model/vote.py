@@ -12,8 +12,8 @@ computes the answer (`agents.small_model.thought`) is tried again with that expr
 code, recorded as a repair. The step then runs the chosen draft's code as usual: the first
 draft of the answer most drafts agree on; failing that, the first draft that ran and printed
 something (a look at a file), else the first draft. A final answer that is a number
-written out in the code rather than worked out (`final_answer(1040)` for "How many seconds
-are in 17 minutes?") counts as a guess, not an answer: only a number the task or an earlier
+written out in the code rather than worked out (`final_answer(1040)` for a product the model
+did in its head) counts as a guess, not an answer: only a number the task or an earlier
 observation shows may be answered as a literal. What the drafts gave is told in a note in the step's observations.
 The chosen draft's code then runs again as the step's own, so a tool it calls runs once per
 draft tried and once more: `SmallModelProfile(drafts=1)` where tools have side effects.

@@ -10,14 +10,14 @@ import pytest
 
 from agents import CodeAgent, ScriptedModel
 from agents.loop.last_answer import answer_value
-from agents.loop.repair import (
+from agents.loop.repair import fix_syntax, repair_code
+from agents.small_model.profile import SmallModelProfile, is_small_model, select_profile
+from agents.small_model.repair import (
     answer_with_last_expression,
     asks_for_value,
-    fix_syntax,
     missing_imports,
-    repair_code,
+    small_repair,
 )
-from agents.small_model.profile import SmallModelProfile, is_small_model, select_profile
 
 TINY_ID = "SmolLM2-135M-Instruct.Q4_1.gguf"
 STEP_FORMAT = re.compile(r"^Thought: [^\n]+\n<code>\n([^\n]+\n)+$")
@@ -112,22 +112,22 @@ def test_grammar_uses_the_agents_code_tags():
 
 
 def test_bare_last_expression_becomes_the_final_answer_and_is_recorded():
-    model = ScriptedModel(["Thought: multiply.\n<code>\nx = 17\nx * 23\n</code>"], model_id=TINY_ID)
+    model = ScriptedModel(["Thought: multiply.\n<code>\nx = 19\nx * 27\n</code>"], model_id=TINY_ID)
     agent = agent_for(model)
-    assert agent.run("What is 17 * 23?") == 391
+    assert agent.run("What does 19 * 27 give?") == 513
     step = agent.memory.steps[-1]
-    assert step.code_action == "x = 17\nfinal_answer(x * 23)"
+    assert step.code_action == "x = 19\nfinal_answer(x * 27)"
     assert "repaired" in step.observations and "final_answer" in step.observations
     assert len(model.calls) == 1
 
 
 def test_bare_expression_left_alone_without_the_profile():
-    replies = ["<code>\n17 * 23\n</code>", "<code>\nfinal_answer('done')\n</code>"]
+    replies = ["<code>\n19 * 27\n</code>", "<code>\nfinal_answer('done')\n</code>"]
     model = ScriptedModel(replies, model_id="big-model")
     agent = agent_for(model)
-    assert agent.run("What is 17 * 23?") == "done"
+    assert agent.run("What does 19 * 27 give?") == "done"
     first = agent.memory.steps[1]
-    assert first.code_action == "17 * 23" and "391" in first.observations
+    assert first.code_action == "19 * 27" and "513" in first.observations
     assert "repaired" not in first.observations
 
 
@@ -209,20 +209,18 @@ def test_missing_imports(code, missing):
 
 
 def test_missing_import_is_added_for_small_models_only():
-    fixed = repair_code("final_answer(math.sqrt(144))", "What is it?", small_model=True)
+    fixed = small_repair("final_answer(math.sqrt(144))", "What is it?")
     assert fixed.code == "import math\nfinal_answer(math.sqrt(144))" and "import" in fixed.note
-    assert (
-        repair_code("final_answer(math.sqrt(144))", "What?").code == "final_answer(math.sqrt(144))"
-    )
+    assert repair_code("final_answer(math.sqrt(144))").code == "final_answer(math.sqrt(144))"
 
 
 def test_last_expression_rule_needs_a_task_that_asks_for_a_value():
     assert asks_for_value("What is 2 + 2?") and asks_for_value("Convert 5 km to meters.")
     assert not asks_for_value("Plot the sales per month.") and not asks_for_value(None)
-    assert repair_code("2 + 2", "Plot it", small_model=True).code == "2 + 2"
-    repaired = repair_code("2 + 2", "What is 2 + 2?", small_model=True)
+    assert small_repair("2 + 2", "Plot it").code == "2 + 2"
+    repaired = small_repair("2 + 2", "What is 2 + 2?")
     assert repaired.code == "final_answer(2 + 2)" and repaired.note.startswith("Note:")
-    assert repair_code("x = 1", "What is x?", small_model=True).notes == []
+    assert small_repair("x = 1", "What is x?").notes == []
 
 
 # -- the real bundled model (llama.cpp) --------------------------------------------------
@@ -243,7 +241,7 @@ def test_grammar_forces_the_step_format_even_for_a_chatty_request(bundled_model)
     """Without the grammar this request gets prose; with it, a thought and a code block."""
     profile = SmallModelProfile(max_code_lines=3, max_line_chars=60)  # short, to be quick
     agent = CodeAgent([], bundled_model, executor_type="local")
-    assert agent.small_model_profile is not None
+    assert isinstance(agent.profile, SmallModelProfile)
     messages = [
         {"role": "system", "content": agent.initialize_system_prompt()},
         {"role": "user", "content": "Tell me a long story about a dragon."},
@@ -251,7 +249,7 @@ def test_grammar_forces_the_step_format_even_for_a_chatty_request(bundled_model)
     answer = bundled_model.generate(
         messages,
         stop_sequences=["</code>"],
-        **profile.step_kwargs(bundled_model, agent.code_block_tags),
+        **profile.step_options(bundled_model, agent.code_block_tags),
     )
     assert STEP_FORMAT.match(answer.text), answer.text
     lines = answer.text.splitlines()
@@ -263,10 +261,10 @@ def test_grammar_forces_the_step_format_even_for_a_chatty_request(bundled_model)
 def test_bundled_model_answers_a_simple_task_in_one_formatted_step(bundled_model):
     agent = CodeAgent([], bundled_model, executor_type="sandbox", max_steps=2)
     try:
-        answer = agent.run("What is 17 * 23?")
+        answer = agent.run("What does 19 * 27 give?")
         first = agent.memory.steps[1]
         assert STEP_FORMAT.match(first.model_output.removesuffix("</code>")), first.model_output
         assert first.error is None
-        assert answer == 391
+        assert answer == 513
     finally:
         agent.close()

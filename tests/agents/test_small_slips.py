@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from agents import CodeAgent, ScriptedModel
-from agents.loop.slips import fix_paths, fix_slips
+from agents.small_model.slips import fix_paths, fix_slips
 
 TINY_ID = "SmolLM2-135M-Instruct.Q4_1.gguf"
 PATH_NOTE = "an attached file was opened at the path the message gives"
@@ -48,12 +48,12 @@ def test_anything_else_is_left_alone(code):
 def test_the_agent_of_a_small_model_runs_the_rewritten_code_and_says_so():
     reply = "Thought: 13 squared.\n<code>\nfinal_answer(13^2)\n</code>"
     agent = CodeAgent([], ScriptedModel([reply], model_id=TINY_ID), executor_type="local")
-    assert agent.run("What is 13 squared?") == 169
+    assert agent.run("Square 13 for me, please.") == 169
     step = agent.memory.steps[-1]
     assert step.code_action == "final_answer(13 ** 2)"
     assert "** (a power)" in step.observations
     big = CodeAgent([], ScriptedModel([reply], model_id="big-model"), executor_type="local")
-    assert big.run("What is 13 squared?") == 15  # other models' code runs as written
+    assert big.run("Square 13 for me, please.") == 15  # other models' code runs as written
 
 
 ANNOUNCED = """The user attached 1 file to this message, saved read-only in the folder /up.

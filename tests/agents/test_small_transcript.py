@@ -72,7 +72,7 @@ def test_quoted_data_does_not_steer_the_choice():
 def test_file_examples_only_for_a_task_about_a_file():
     plain = pick_examples("How many lines of poetry did Keats write?", 3)
     assert not any("attached" in example.task for example in plain)
-    attached = pick_examples("How many lines does the attached notes.txt have?", 1)
+    attached = pick_examples("Count the rows of the attached todo-list file.", 1)
     assert "attached" in attached[0].task and "open(" in attached[0].code
 
 

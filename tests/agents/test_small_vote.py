@@ -98,7 +98,7 @@ def test_answer_key(first, second, same):
     ],
 )
 def test_a_number_written_out_that_the_task_does_not_show_is_a_guess(code, guess):
-    known = numbers_in("How many seconds are in 17 minutes?")
+    known = numbers_in("A lap takes 17 minutes. Give that in seconds.")
     assert is_guess(code, known) is guess
 
 
@@ -150,7 +150,7 @@ def test_the_step_runs_the_draft_most_drafts_agree_on_and_says_so():
     ]
     model = GrammarScriptedModel(replies, model_id=TINY_ID)
     agent = agent_for(model)
-    assert agent.run("How many seconds are in 17 minutes?") == 1020
+    assert agent.run("A lap takes 17 minutes. Give that in seconds.") == 1020
     action = agent.memory.steps[-1]
     assert action.code_action == "final_answer(17 * 60)"
     assert action.model_output == replies[1]
@@ -204,10 +204,10 @@ def test_only_the_first_draft_streams():
 
 def test_no_drafts_for_a_backend_without_a_grammar_or_with_one_draft():
     plain = ScriptedModel([step("final_answer(1040)")], model_id=TINY_ID)
-    assert agent_for(plain).run("How many seconds are in 17 minutes?") == 1040
+    assert agent_for(plain).run("A lap takes 17 minutes. Give that in seconds.") == 1040
     single = GrammarScriptedModel([step("final_answer(1040)")], model_id=TINY_ID)
     agent = agent_for(single, small_model=SmallModelProfile(drafts=1))
-    assert agent.run("How many seconds are in 17 minutes?") == 1040
+    assert agent.run("A lap takes 17 minutes. Give that in seconds.") == 1040
     assert "drafts" not in agent.memory.steps[-1].observations
 
 
@@ -226,12 +226,12 @@ def test_ballot_note_counts_what_the_drafts_gave():
 @pytest.mark.parametrize(
     ("thought", "expression"),
     [
-        ('"alphabet salad".count("a") counts each \'a\' in it.', '"alphabet salad".count("a")'),
+        ('"kayak seats".count("a") counts each \'a\' in it.', '"kayak seats".count("a")'),
         ("12% of 45 is 12 / 100 * 45.", "12 / 100 * 45"),
         ("1 yard is 3 feet, so 6 yards is 6 * 3 feet.", "6 * 3"),
         ("The mean of 4, 9 and 14 is (4 + 9 + 14) / 3.", "(4 + 9 + 14) / 3"),
         ("len('giraffe') is its number of characters.", "len('giraffe')"),
-        ("[::-1] makes 'open source' upper case.", None),
+        ("[::-1] makes 'open sea' upper case.", None),
         ("upper() makes it upper case.", None),  # no value to call it on
         ("The answer is -5.", None),  # a number is no working
         ("I count the letters of word in 'aeiou'.", None),  # `word` is no known name

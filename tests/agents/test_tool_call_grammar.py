@@ -185,7 +185,7 @@ def first_step(agent: ToolCallingAgent, task: str) -> ActionStep:
 def test_bundled_model_writes_a_valid_call_of_one_of_its_tools(bundled_model, task):
     """Even a request for prose gets one JSON call, of a real tool, with its arguments."""
     agent = ToolCallingAgent([add_numbers], bundled_model)
-    assert agent.small_model_profile is not None
+    assert isinstance(agent.profile, SmallModelProfile)
     step = first_step(agent, task)
     call = json.loads(step.model_output)  # the whole answer is one strict JSON object
     assert set(call) == {"name", "arguments"}, step.model_output
