@@ -1,5 +1,6 @@
 """What each way in adds to a turn: the page's API (gradio's client, /echo then /run) against
-the OpenAI-compatible /v1 (the `openai` client, whole and streamed), same scripted one-step
+the OpenAI-compatible /v1 (the `openai` client, whole and streamed) and the MCP server (the
+`mcp` client's `ask_agent`, in one session as MCP clients keep it), same scripted one-step
 task, one app process on loopback.
 
     python bench/ways_in.py [--turns 20]
@@ -15,8 +16,10 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -39,11 +42,26 @@ def _timed(turn: Callable[[], object], turns: int) -> list[float]:
     return seconds
 
 
+@asynccontextmanager
+async def _mcp_session(url: str) -> AsyncIterator[Any]:
+    """An initialized MCP client session with the app's MCP server."""
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with (
+        streamable_http_client(url) as streams,
+        ClientSession(streams[0], streams[1]) as session,
+    ):
+        await session.initialize()
+        yield session
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--turns", type=int, default=20)
     args = parser.parse_args()
 
+    import anyio.from_thread
     import openai
     from gradio_client import Client
 
@@ -53,7 +71,8 @@ def main() -> None:
 
     folder = Path(tempfile.mkdtemp(prefix="smolui-ways-in-"))
     settings = Settings(model="scripted", executor="local", host="127.0.0.1", port=_free_port(),
-                        data_dir=str(folder), upload_folder=str(folder / "uploads"))  # fmt: skip
+                        data_dir=str(folder), upload_folder=str(folder / "uploads"),
+                        mcp=True)  # fmt: skip
 
     def make_agent() -> CodeAgent:
         model = ScriptedModel([ANSWER], loop=True)
@@ -63,25 +82,35 @@ def main() -> None:
     ui.launch(prevent_thread_lock=True, quiet=True)
     base = f"http://127.0.0.1:{settings.port}/"
     try:
-        page = Client(base, verbose=False)
-        api = openai.OpenAI(base_url=base + "v1", api_key="local", max_retries=0)
-        ask = [{"role": "user", "content": "What is 6 times 7?"}]
+        with (
+            anyio.from_thread.start_blocking_portal() as portal,
+            portal.wrap_async_context_manager(_mcp_session(base + "gradio_api/mcp/")) as session,
+        ):
+            page = Client(base, verbose=False)
+            api = openai.OpenAI(base_url=base + "v1", api_key="local", max_retries=0)
+            ask = [{"role": "user", "content": "What is 6 times 7?"}]
 
-        def page_turn() -> None:
-            shown = page.predict(message={"text": "What is 6 times 7?", "files": []},
-                                 history=[], api_name="/echo")[0]  # fmt: skip
-            page.predict(history=shown, api_name="/run")
+            def page_turn() -> None:
+                shown = page.predict(message={"text": "What is 6 times 7?", "files": []},
+                                     history=[], api_name="/echo")[0]  # fmt: skip
+                page.predict(history=shown, api_name="/run")
 
-        def whole_turn() -> None:
-            api.chat.completions.create(model="smolui", messages=ask)
+            def whole_turn() -> None:
+                api.chat.completions.create(model="smolui", messages=ask)
 
-        def streamed_turn() -> None:
-            for _ in api.chat.completions.create(model="smolui", messages=ask, stream=True):
-                pass
+            def streamed_turn() -> None:
+                for _ in api.chat.completions.create(model="smolui", messages=ask, stream=True):
+                    pass
 
-        results = {name: _timed(turn, args.turns) for name, turn in
-                   (("page (gradio client)", page_turn), ("/v1 whole", whole_turn),
-                    ("/v1 streamed", streamed_turn))}  # fmt: skip
+            def mcp_turn() -> None:
+                task = {"task": "What is 6 times 7?"}
+                result = portal.call(session.call_tool, "ask_agent", task)
+                if result.is_error:
+                    raise RuntimeError(result.content[0].text)
+
+            results = {name: _timed(turn, args.turns) for name, turn in
+                       (("page (gradio client)", page_turn), ("/v1 whole", whole_turn),
+                        ("/v1 streamed", streamed_turn), ("MCP ask_agent", mcp_turn))}  # fmt: skip
     finally:
         ui.close()
     reference = statistics.median(results["page (gradio client)"])

@@ -1,4 +1,4 @@
-"""The agent from outside the page: an OpenAI-compatible `/v1` (and, next, an MCP server).
+"""The agent from outside the page: an OpenAI-compatible `/v1` and an MCP server.
 
 Both run turns through the page's turn path (`smolui.turns`: sign-in, per-user limits, the
 queue; the conversation store), as the user of an API key (`smolui.auth.keys`), or, with

@@ -79,7 +79,7 @@ class ApiAccess:
             return Refused(401, BAD_KEY if token else KEY_NEEDED)
         # No key exists and sign-in is off: any token (clients insist on sending one) is
         # ignored, and the address decides.
-        if not _loopback(client):
+        if not _loopback(client) or not _loopback_host(request):
             return Refused(403, LOOPBACK_ONLY)
         return Caller(Identity(client=client), LOCAL_OWNER)
 
@@ -87,6 +87,21 @@ class ApiAccess:
 def _bearer(authorization: str | None) -> str | None:
     scheme, _, token = (authorization or "").partition(" ")
     return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
+def _loopback_host(request: Any) -> bool:
+    """Whether the request names this machine as its host (or names none).
+
+    A web page whose name was made to resolve to 127.0.0.1 (DNS rebinding) reaches a
+    loopback server from the visitor's browser with its own name as Host: the key-less
+    loopback door must not open for it.
+    """
+    headers = getattr(request, "headers", None) or {}  # a test double may carry none
+    host = str(dict(headers).get("host") or "").strip().lower()
+    if not host:
+        return True
+    name = host[1:].partition("]")[0] if host.startswith("[") else host.rpartition(":")[0] or host
+    return name == "localhost" or _loopback(name)
 
 
 def _loopback(address: str | None) -> bool:

@@ -53,6 +53,7 @@ class Api:
         keeper: The conversation store's keeper (None: no keys, nothing kept).
         observer: Hears each turn (the app's metrics).
         admission: The app's gate; its sign-in decides who must bring a key.
+        mcp: Also serve the agent as MCP tools at `/gradio_api/mcp/` (`--mcp`).
     """
 
     def __init__(
@@ -62,8 +63,9 @@ class Api:
         keeper: ConversationKeeper | None,
         observer: TurnObserver | None,
         admission: TurnAdmission,
+        mcp: bool = False,
     ):
-        self.keeper = keeper
+        self.keeper, self.mcp = keeper, mcp
         keys = ApiKeys(KeeperKeyRows(keeper)) if keeper is not None else None
         sign_in = admission.sign_in or SignIn(_no_sign_in())
         self.access = ApiAccess(sign_in, keys)
@@ -78,8 +80,18 @@ class Api:
         return StoreThreads(self.keeper.store.engine)
 
     def router(self) -> Any:
-        """The `/v1` routes (a FastAPI router)."""
-        return openai_router(self.turns, self.access, self.threads)
+        """The `/v1` routes, and the MCP server when `mcp` is on (a FastAPI router whose
+        lifespan runs the MCP server's sessions; make it once per served app)."""
+        from fastapi import APIRouter
+
+        router = APIRouter()
+        router.include_router(openai_router(self.turns, self.access, self.threads))
+        if self.mcp:
+            from smolui.api.agent_tools import AgentTools
+            from smolui.api.mcp_server import mcp_router
+
+            router.include_router(mcp_router(AgentTools(self.turns, self.keeper), self.access))
+        return router
 
 
 def _no_sign_in() -> Any:

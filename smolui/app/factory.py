@@ -133,7 +133,8 @@ class AgentFactory:
     The model is shared (loaded once, in the background); a scripted model is built per
     conversation so each replays its own script. A conversation may pick another of
     `settings.models`: each gets its own loader, started when first picked. Every agent gets
-    the document tools for its conversation's upload folder, which its sandbox may read.
+    the document tools for its conversation's upload folder, which its sandbox may read, and
+    the tools of the configured MCP servers (`settings.mcp_servers`, connected on first use).
 
     Args:
         settings: The app settings.
@@ -148,6 +149,8 @@ class AgentFactory:
         self._loaders: dict[str, Any] = {}
         self._loaders_lock = threading.Lock()
         resolve_tools(settings.tools)  # fail at start-up, not at the first message
+        # A malformed server list fails at start-up too; the servers connect on first use.
+        self.mcp_tools = _configured_mcp_tools(settings.mcp_servers)
 
     def loader_for(self, spec: str | None) -> Any:
         """The loader of `spec` (the default model's for None), made on first use.
@@ -189,6 +192,8 @@ class AgentFactory:
         upload_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         settings = self.settings
         tools = resolve_tools(settings.tools) + document_tools(upload_dir)
+        if self.mcp_tools is not None:
+            tools += self.mcp_tools.tools(reserved={"final_answer", *(t.name for t in tools)})
         common = dict(
             max_steps=settings.max_steps,
             planning_interval=settings.planning_interval,
@@ -219,6 +224,15 @@ class AgentFactory:
             small_model=settings.small_model,
             **common,
         )
+
+
+def _configured_mcp_tools(source: str) -> Any:
+    """The configured MCP servers' tools (`tools.mcp_config.ConfiguredTools`), or None."""
+    if not source:
+        return None
+    from tools.mcp_config import ConfiguredTools, load_servers
+
+    return ConfiguredTools(load_servers(source))
 
 
 def _model_loader(spec: str) -> Any:

@@ -157,7 +157,9 @@ class GradioUI(GradioUIApiMixin):
         )
         conversations = ConversationHandlers(self.registry, self.keeper)
         sign_in = self.admission.sign_in
-        self.api = Api(self.registry, config, self.keeper, self.metrics, self.admission)
+        self.api = Api(
+            self.registry, config, self.keeper, self.metrics, self.admission, mcp=self.settings.mcp
+        )
 
         def events(layout: Any) -> None:
             wire(

@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from smolui.uploads.policy import MB, UploadPolicy
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -61,6 +63,9 @@ class Settings:
         user_concurrency: Turns one user may run at once (0: no limit).
         queue_size: Turns that may wait for a free slot once `concurrency` turns run; more
             are refused with a "try again" message.
+        mcp: Also serve the agent as MCP tools at `/gradio_api/mcp/` (streamable HTTP).
+        mcp_servers: MCP servers whose tools every agent gets: a YAML/JSON file's path, or
+            the JSON itself ("": none; see `tools.mcp_config`).
     """
 
     model: str = "local"
@@ -73,7 +78,8 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 7860
     concurrency: int = 4
-    max_file_size_mb: float = 20.0
+    # One limit for a file: gradio's own check (its toast), the upload checks and the README.
+    max_file_size_mb: float = UploadPolicy.max_file_bytes / MB
     max_files: int = 10
     max_steps: int = 10
     planning_interval: int | None = None
@@ -98,6 +104,8 @@ class Settings:
     upload_mb_per_day: float = 0.0
     user_concurrency: int = 1
     queue_size: int = 16
+    mcp: bool = False
+    mcp_servers: str = field(default="", repr=False)  # inline JSON may name secrets' variables
 
     def with_changes(self, **changes: Any) -> Settings:
         """A copy with some fields changed.
@@ -147,6 +155,8 @@ _FLAGS: dict[str, tuple[str, str]] = {
     "upload_mb_per_day": ("SMOLUI_UPLOAD_MB_PER_DAY", "MB each user may upload per day (0: no limit)"),
     "user_concurrency": ("SMOLUI_USER_CONCURRENCY", "turns one user may run at once (0: no limit)"),
     "queue_size": ("SMOLUI_QUEUE_SIZE", "turns that may wait for a free slot when all are busy"),
+    "mcp_servers": ("SMOLUI_MCP_SERVERS", "MCP servers whose tools every agent gets: a tools.yaml "
+                    "(or .json) path, or the JSON itself (see README, 'Other ways in')"),
 }  # fmt: skip
 
 _BOOL_FLAGS: dict[str, tuple[str, str]] = {
@@ -156,6 +166,8 @@ _BOOL_FLAGS: dict[str, tuple[str, str]] = {
                     "(None: on for tiny models such as the offline SmolLM2)"),
     "trust_proxy": ("SMOLUI_TRUST_PROXY", "take client addresses from X-Forwarded-For (behind a "
                     "proxy, e.g. on a Space)"),
+    "mcp": ("SMOLUI_MCP", "also serve the agent as MCP tools at /gradio_api/mcp/ (streamable "
+            "HTTP; same API keys and limits as /v1)"),
 }  # fmt: skip
 
 

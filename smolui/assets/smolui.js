@@ -1,6 +1,7 @@
 () => {
   // smolui's page behaviour: sidebar folded on narrow screens, Esc stops, live step timers,
-  // the chat's trash is Clear, named attachment chips, the pencil on the last message only.
+  // the chat's trash is Clear, Clear and Delete ask first, named attachment chips, the
+  // pencil on the last message only, the upload size limit in the app's own words.
   const NARROW = 900;
   const loadedAt = performance.now();
   let folded = false;
@@ -25,6 +26,25 @@
       clear.click();
     } else if (clear && target && target.closest(".clear-button") === clear
                && !window.confirm(CLEAR_QUESTION)) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+    }
+  }, true);
+  // Delete and Delete all ask the same way (a button pressed with Enter or Space is a
+  // click too, so the keyboard gets the same question). Delete names the conversation.
+  const DELETE_QUESTION = "Delete this conversation? It cannot be undone.";
+  const DELETE_ALL_QUESTION = "Delete all your conversations? They cannot be brought back.";
+  const deleteQuestion = (target) => {
+    if (target.closest(".delete-all-button")) return DELETE_ALL_QUESTION;
+    if (!target.closest(".conversation-manage .delete-button")) return null;
+    const label = document.querySelector(".conversation-list input:checked")?.closest("label");
+    const title = label ? label.textContent.trim() : "";
+    return title ? "Delete \u201c" + title + "\u201d? It cannot be undone." : DELETE_QUESTION;
+  };
+  document.addEventListener("click", (event) => {
+    const target = event.target.closest ? event.target : event.target.parentElement;
+    const asked = target && deleteQuestion(target);
+    if (asked && !window.confirm(asked)) {
       event.preventDefault();
       event.stopImmediatePropagation();
     }
@@ -169,6 +189,15 @@
     const rest = whole % 60;
     return Math.floor(whole / 60) + " min" + (rest ? " " + rest + " s" : "");
   };
+  // gradio refuses a file over the size limit in its own words ("25.0 Mb"); the app, its
+  // settings and the README say "25 MB".
+  const sizeInOurWords = () => {
+    document.querySelectorAll('[data-testid="toast-text"]').forEach((node) => {
+      const text = node.textContent;
+      const ours = text.replace(/(\d+(?:\.\d+)?) Mb\b/g, (_, size) => parseFloat(size) + " MB");
+      if (ours !== text) node.textContent = ours;
+    });
+  };
   // Svelte may re-create a title element on each update, so a step is known by its place.
   const started = new Map();
   const tick = () => {
@@ -177,6 +206,7 @@
     editOnlyLast();
     oneButtonRow();
     focusableScrolling();
+    sizeInOurWords();
     const now = performance.now();
     const running = new Set();
     document.querySelectorAll("#chat .thought-group > .title").forEach((title, index) => {

@@ -260,7 +260,8 @@ class ChatHandlers:
         Args:
             conversation_id: The page's conversation id.
             pending: The message a turn is starting with (from `echo`): the panel then says
-                a turn runs and lists its files as being read. None: no turn starts.
+                a turn runs and lists its files as being read. None: no turn starts now
+                (the panel still says a turn runs while one does: a page reloaded mid-turn).
         """
         from smolui.render.panel import side_panel
 
@@ -272,13 +273,18 @@ class ChatHandlers:
         picked = session.model if session is not None else None
         if picked is not None and not config.model_available(picked):
             picked = None  # gone since it was stored: its next turn uses the default model
+        # A page opened while a turn runs (a reload, a second tab) shows that turn running;
+        # a stopped turn is over for the page, though its agent may still end its step.
+        live = session.live_turn if session is not None else None
+        turn_runs = session is not None and session.busy and live is not None and not live.done
+        running = pending is not None or turn_runs
         return side_panel(
             picked or config.model_label(),
             agent,
             config.executor_type,
             config.max_steps,
             files,
-            running=pending is not None,
+            running=running,
             reading=reading,
         )
 

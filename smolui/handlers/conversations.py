@@ -16,6 +16,7 @@ from smolui.auth.identity import signed_in_owner
 from smolui.conversations.keeper import ConversationKeeper
 from smolui.conversations.transcript_import import has_browser_transcripts, import_transcripts
 from smolui.render.messages import Message, render_notice
+from smolui.render.step_images import lift_step_images
 from smolui.sessions import (
     ConversationUnavailableError,
     SessionCapacityError,
@@ -233,7 +234,8 @@ class ConversationHandlers:
             session.use_model(model)
         session.prepare()
         state = {"owner": owner, "current": session.id}
-        return session.id, chat + notes, state, self.choices(owner)
+        # Chats saved before step images were lifted show them too (`step_images`).
+        return session.id, lift_step_images(chat) + notes, state, self.choices(owner)
 
     def _session(self, target: str | None, page: str | None) -> tuple[Any, list[Message]]:
         """Open `target` (None: a new conversation); a damaged one gives a new one and a note."""

@@ -26,7 +26,9 @@ UPDATE_INTERVAL_S = 0.05  # at most 20 page updates a second while tokens stream
 # That holds a streaming conversation to about a tenth of a core however long it gets.
 UPDATE_INTERVAL_PER_MESSAGE_S = 0.002
 MAX_UPDATE_INTERVAL_S = 1.0
-STOP_NOTE = "Stopped. The agent halts at its next step boundary; send a message to continue."
+# Said once the page has stopped the turn: from here on nothing of it shows or runs (a model
+# call in flight ends unread, running code is killed), so it is not "stopping" but stopped.
+STOP_NOTE = "Stopped. Send a message to continue from here."
 NOT_SAVED_NOTICE = (
     "This conversation could not be saved just now (the database is unreachable); "
     "it will be saved as soon as the database is back."

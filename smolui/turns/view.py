@@ -36,7 +36,11 @@ from smolui.render.messages import (
     render_tool_call,
     thought_text,
 )
+from smolui.render.step_images import lift_step_images
 from smolui.render.step_summary import turn_outcome
+
+# Beside a step stopped before the model wrote anything of it.
+STOPPED_WAITING = "stopped while the model was thinking"
 
 
 @dataclass
@@ -124,10 +128,12 @@ class TurnView:
         self.messages.append(render_footer(self.steps, self.usage, seconds, state, outcome))
 
     def _settle(self, state: str) -> None:
+        """End the open step with the turn, and count it. A step that showed nothing yet is
+        dropped, but after a Stop: the person saw it begin ("thinking…"), so it stays."""
         block = self._block
         if block is None:
             return
-        if not block.started:
+        if not block.started and state != "stopped":
             self._drop_unstarted()
             return
         for _, view in block.subviews.values():
@@ -136,6 +142,9 @@ class TurnView:
         parent = self.messages[block.start]["metadata"]
         parent["status"] = "done"
         parent["title"] = self._title(block.number, state)
+        if not block.started:
+            parent["log"] = STOPPED_WAITING
+        self.steps += 1
         self._block = None
 
     # -- event handlers ----------------------------------------------------------------------
@@ -199,6 +208,8 @@ class TurnView:
         rendered = render_action_step(step, block.id, self.files, nested)
         if self.label:
             rendered[0]["metadata"]["title"] = f"{self.label} · {rendered[0]['metadata']['title']}"
+        else:  # a top-level step: the page draws its images only this way (see step_images)
+            rendered = lift_step_images(rendered)
         self.messages[block.start :] = rendered
         self.steps += 1
         self.finished.append(step)

@@ -62,6 +62,7 @@ class Layout:
     delete: Any = None
     delete_all: Any = None
     model: Any = None
+    examples: Any = None
 
 
 def _manage() -> dict[str, Any]:
@@ -206,10 +207,14 @@ def build_layout(
             )
             retry = gr.Button("↻ Retry", size="sm", elem_classes="retry-button")
             clear = gr.Button("Clear", size="sm", elem_classes="clear-button")
-        gr.Examples(
-            examples=examples if examples is not None else default_examples(),
-            inputs=[textbox],
-            cache_examples=False,
+        # A gallery of examples that only fills the box (`wiring`): `gr.Examples` would
+        # re-apply the box's constructor props on a click, `interactive=False` among them,
+        # and leave the box disabled for good.
+        shown = examples if examples is not None else default_examples()
+        gallery = gr.Dataset(
+            components=[textbox],
+            samples=[[example] for example in shown],
+            type="index",
             label="Examples",
             elem_id="examples",
         )
@@ -229,6 +234,7 @@ def build_layout(
             store=store,
             conversation_id=conversation_id,
             pending=pending,
+            examples=gallery,
             **manage,
         )
         if events is not None:

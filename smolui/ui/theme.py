@@ -1,8 +1,10 @@
 """The page's own styles and behaviour, given to gradio at launch (no work at import time).
 
 `smolui/assets/smolui.css`: readable steps (AA contrast), wrapping logs, compact layout.
-`smolui/assets/page.css`: the phone layout (page-level rules gradio would scope; in <head>).
-`smolui/assets/smolui.js`: the sidebar folded under 900 px, Esc stops, live step timers.
+`smolui/assets/page.css`: the phone layout, the examples hidden once chatting (page-level
+rules gradio would scope; in <head>).
+`smolui/assets/smolui.js`: the sidebar folded under 900 px, Esc stops, live step timers,
+Clear and Delete ask first.
 """
 
 from __future__ import annotations

@@ -160,13 +160,14 @@ def _conversation_adapters(
     def follow(conversation_id: Any, request: gr.Request):
         # Touches the controls only when it follows a turn: this event may run late, after
         # the visitor already sent a message of their own.
-        yield gr.skip(), gr.skip(), gr.skip()  # gradio needs one update even when no turn runs
+        yield gr.skip(), gr.skip(), gr.skip(), gr.skip()  # gradio needs one update, always
         followed = False
         for shown in chat.follow(conversation_id, _page(request)):
             followed = True
-            yield shown, gr.MultimodalTextbox(interactive=False), stop_button(True)
-        if followed:
-            yield gr.skip(), gr.MultimodalTextbox(interactive=True), stop_button(False)
+            yield shown, gr.MultimodalTextbox(interactive=False), stop_button(True), gr.skip()
+        if followed:  # the panel said "answering" since the page opened mid-turn
+            ready = chat.side_panel(conversation_id)
+            yield gr.skip(), gr.MultimodalTextbox(interactive=True), stop_button(False), ready
 
     def listed(result: tuple, conversation_id: Any) -> tuple:
         store, choices = result
@@ -316,7 +317,7 @@ def wire(
     pick = dict(concurrency_limit=None, show_progress="hidden")
     ui.model.input(fn["pick_model"], [ui.model, ui.conversation_id], [ui.panel], **pick)
     # A page that opens a conversation while its turn runs (reload, second tab) follows the turn.
-    follow = (fn["follow"], [ui.conversation_id], [ui.chatbot, ui.textbox, ui.stop])
+    follow = (fn["follow"], [ui.conversation_id], [ui.chatbot, ui.textbox, ui.stop, ui.panel])
     follow_options = dict(concurrency_limit=None, show_progress="hidden")
     ui.conversations.input(
         fn["switch"], [ui.conversations, ui.conversation_id, ui.store], opened, queue=False
@@ -325,11 +326,38 @@ def wire(
     for button, fmt in ((ui.export_md, "md"), (ui.export_json, "json")):
         export = safe(lambda history, fmt=fmt: str(write_export(history or [], fmt, model_label())))
         button.click(export, [ui.chatbot], [ui.export_file])
+    wire_examples(ui)
     loaded = ui.demo.load(fn["load"], [ui.store], [*opened, ui.textbox], queue=False)
     loaded.then(*follow, **follow_options)
     ui.demo.unload(fn["unload"])
     if usage is not None:
         _wire_usage(usage, _identifier(sign_in))
+
+
+def wire_examples(ui: Layout) -> None:
+    """A click on an example puts it in the message box, and changes nothing else there:
+    the box stays as enabled or disabled as the page's state has it (call inside
+    `with layout.demo:`).
+
+    Args:
+        ui: The page's components (its `examples` gallery; None: no examples).
+    """
+    import gradio as gr
+
+    if ui.examples is None:
+        return
+    gallery = ui.examples
+
+    def pick(index: Any) -> Any:
+        if not isinstance(index, int) or not 0 <= index < len(gallery.samples):
+            return gr.skip()
+        # The gallery holds each example ready for the page (its files copied into gradio's
+        # cache when the page was built), so the value goes out as it is.
+        return gr.update(value=gallery.samples[index][0])
+
+    gallery.click(
+        pick, [gallery], [ui.textbox], queue=False, postprocess=False, show_progress="hidden"
+    )
 
 
 def _wire_usage(usage: Callable[[Identity], list], identify: Callable) -> None:

@@ -53,6 +53,15 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ScriptedApp]:
     server.stop()
 
 
+@pytest.fixture(autouse=True)
+def open_gates_after_each_test(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Opens the gates a test left closed (it failed early), so no agent of the shared app
+    stays held into the next test."""
+    yield
+    if "app" in request.fixturenames:
+        request.getfixturevalue("app").open_gates()
+
+
 @pytest.fixture
 def new_page(browser, request: pytest.FixtureRequest):
     """Opens pages in fresh browser contexts (separate storage: separate visitors)."""

@@ -27,9 +27,34 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+# A gate the test forgets fails the step after this long, instead of holding the app forever.
+GATE_TIMEOUT_S = 300.0
+
+
+class Gate:
+    """Holds a step's code "running" until the test opens it.
+
+    Scripted code calls the host tool `wait_for_test(name)`; the app runs in the test's
+    process, so the tool waits on this gate's event.
+
+    Args:
+        name: What the code passes to `wait_for_test`.
+    """
+
+    def __init__(self, name: str):
+        self.name = name
+        self.reached = threading.Event()  # the code is waiting now
+        self.opened = threading.Event()
+
+    def open(self) -> None:
+        """Let the waiting code go on."""
+        self.opened.set()
+
+
 class ScriptedApp:
     """Runs GradioUI in this process; each new conversation gets an agent whose model
-    replays `self.script()` (set by each test before it opens a page).
+    replays `self.script()` (set by each test before it opens a page). Its code may call
+    the host tool `wait_for_test(name)` to stay running until the test opens `gate(name)`.
 
     Args:
         upload_root: Where conversations' uploads go.
@@ -52,12 +77,52 @@ class ScriptedApp:
         self.script: Callable[[], list[Any]] = lambda: ["<code>\nfinal_answer('hello')\n</code>"]
         self.model_options: dict[str, Any] = {}
         self.agents: list[Any] = []
+        self.gates: dict[str, Gate] = {}
         self._lock = threading.Lock()
         self.ui: Any = None
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/"
+
+    def gate(self, name: str) -> Gate:
+        """A new closed gate that scripted code waits on with `wait_for_test(name)`.
+
+        Args:
+            name: The gate's name in the scripted code.
+        """
+        gate = Gate(name)
+        with self._lock:
+            self.gates[name] = gate
+        return gate
+
+    def open_gates(self) -> None:
+        """Open every gate, so no agent stays held after a test (even a failed one)."""
+        with self._lock:
+            gates = list(self.gates.values())
+        for gate in gates:
+            gate.open()
+
+    def _wait_tool(self) -> Any:
+        from tools import tool
+
+        gates, lock = self.gates, self._lock
+
+        @tool
+        def wait_for_test(name: str) -> None:
+            """Wait until the test opens the gate of this name (end-to-end tests only).
+
+            Args:
+                name: The gate's name.
+            """
+            with lock:
+                gate = gates[name]
+            gate.reached.set()
+            if not gate.opened.wait(GATE_TIMEOUT_S):
+                raise TimeoutError(f"the test never opened the gate {name!r}")
+            # Returns nothing, as `time.sleep` does: a step whose code ends here shows no output.
+
+        return wait_for_test
 
     def make_agent(self, upload_dir: Path) -> Any:
         from agents.loop.code_agent import CodeAgent
@@ -69,8 +134,9 @@ class ScriptedApp:
             {"read_only_paths": [str(upload_dir)]} if self.settings.executor == "sandbox" else {}
         )
         agent = CodeAgent(
-            [], model, executor_type=self.settings.executor, executor_kwargs=executor_kwargs,
-            max_steps=self.settings.max_steps, stream_outputs=True, verbosity_level=LogLevel.OFF,
+            [self._wait_tool()], model, executor_type=self.settings.executor,
+            executor_kwargs=executor_kwargs, max_steps=self.settings.max_steps,
+            stream_outputs=True, verbosity_level=LogLevel.OFF,
             additional_authorized_imports=["PIL", "PIL.*"],
         )  # fmt: skip
         with self._lock:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-import time
+import threading
 from pathlib import Path
 
 import pytest
@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 from agents.models.messages import content_text
 from agents.models.scripted import ScriptedReply
 from tests.e2e.pages import CHAT, MESSAGE_BOX, bot, send, spinners, step_title, wait_turn_done
+from tests.waiting import GENEROUS_S
 
 pytestmark = pytest.mark.e2e
 
@@ -45,10 +46,11 @@ def by_task(rules: dict[str, list]) -> list:
 
 def test_multistep_turn_renders_pending_then_done_steps(app, new_page):
     app.model_options = {"loop": True}
+    step_runs = app.gate("step 1")  # the first step's code runs until the page was seen
     app.script = lambda: by_task({"6*7": [
-        ScriptedReply("Thought: compute it slowly.\n<code>\nimport time\nx = 6 * 7\n"
-                      "print('x is', x)\ntime.sleep(1.5)\n</code>", delay=0.5, chunk_size=8),
-        ScriptedReply("Thought: answer.\n<code>\nfinal_answer(f'The answer is {x}')\n</code>", delay=0.3),
+        ScriptedReply("Thought: compute it slowly.\n<code>\nx = 6 * 7\n"
+                      "print('x is', x)\nwait_for_test('step 1')\n</code>", chunk_size=8),
+        ScriptedReply("Thought: answer.\n<code>\nfinal_answer(f'The answer is {x}')\n</code>"),
     ]})  # fmt: skip
     page = new_page(app.url)
     send(page, "what is 6*7?")
@@ -56,6 +58,7 @@ def test_multistep_turn_renders_pending_then_done_steps(app, new_page):
     running = step_title(page, "Step 1")
     expect(running.locator(".loading-spinner")).to_be_visible()
     expect(running).to_contain_text("running code")
+    step_runs.open()
     expect(bot(page, "The answer is 42").last).to_be_visible()
     wait_turn_done(page)
     expect(spinners(page)).to_have_count(0)
@@ -116,21 +119,25 @@ def test_two_browser_contexts_are_isolated(app, new_page):
 
 def test_stop_mid_run_stops_model_calls_and_the_next_message_works(app, new_page):
     app.model_options = {"loop": True}
+    # The model call is held open until the page has shown the stop: Stop does not wait for it.
+    called, answers = threading.Event(), threading.Event()
+    long_call = ScriptedReply("Thought: thinking for a long time", reached=called, gate=answers)
     app.script = lambda: by_task({
-        "long job": [ScriptedReply("Thought: thinking for a long time", delay=3.0)] * 5,
+        "long job": [long_call] * 5,
         "second": ["<code>\nfinal_answer('second turn works')\n</code>"],
     })  # fmt: skip
     page = new_page(app.url)
     send(page, "Start a long job.")
     expect(step_title(page, "Step 1").locator(".loading-spinner")).to_be_visible()
     agent = app.agents[-1]
-    deadline = time.monotonic() + 15  # the step shows at once; its model call starts after
-    while not agent.model.calls and time.monotonic() < deadline:  # the agent is ready
-        time.sleep(0.05)
-    page.locator(".stop-button").click()
-    expect(bot(page, "Stopped.")).to_be_visible(timeout=2_500)  # before the model call ends
-    expect(page.locator(f"{CHAT} sub", has_text="stopped")).to_be_visible()
-    expect(spinners(page)).to_have_count(0)
+    try:
+        assert called.wait(GENEROUS_S), "the model call began"
+        page.locator(".stop-button").click()
+        expect(bot(page, "Stopped.")).to_be_visible()  # while the model call is still open
+        expect(page.locator(f"{CHAT} sub", has_text="stopped")).to_be_visible()
+        expect(spinners(page)).to_have_count(0)
+    finally:
+        answers.set()  # the agent ends its step and stops there
     send(page, "Now the second message.")
     expect(bot(page, "second turn works")).to_be_visible(timeout=15_000)
     long_job_calls = [c for c in agent.model.calls if "long job" in last_task(c)]

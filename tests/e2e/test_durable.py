@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from playwright.sync_api import expect
 
 from tests.e2e.harness import free_port
 from tests.e2e.pages import CHAT, MESSAGE_BOX, bot, send, wait_turn_done
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,16 +38,18 @@ class AppProcess:
         args = [sys.executable, "-m", "tests.e2e.restart_app", str(self.port), str(self.data),
                 str(self.calls)] + ([self.database_url] if self.database_url else [])  # fmt: skip
         self.process = subprocess.Popen(args, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the app exited with {self.process.returncode}")
-            try:
-                with urllib.request.urlopen(self.url, timeout=2):
-                    return self
-            except OSError:
-                time.sleep(0.3)
-        raise TimeoutError("the app did not start in 90 s")
+        wait_for(self._answers, "the app answers on its port", timeout=90, poll=0.3)
+        return self
+
+    def _answers(self) -> bool:
+        """Whether the app answers HTTP yet (raises once its process has exited)."""
+        if self.process.poll() is not None:
+            raise RuntimeError(f"the app exited with {self.process.returncode}")
+        try:
+            with urllib.request.urlopen(self.url, timeout=2):
+                return True
+        except OSError:
+            return False
 
     def kill(self) -> None:
         if self.process is not None and self.process.poll() is None:
@@ -126,17 +128,22 @@ def test_two_processes_on_one_postgresql_continue_each_others_conversations(
 
 
 def test_a_reload_during_a_running_turn_reattaches_to_it(app, new_page):
-    code = "<code>\nimport time\nprint('working')\ntime.sleep(3)\nfinal_answer('Took my time.')\n</code>"
+    # The code waits for the test, so the page reloads while the turn surely still runs.
+    code = (
+        "<code>\nprint('working')\nwait_for_test('reload')\nfinal_answer('Took my time.')\n</code>"
+    )
     app.model_options = {"loop": True}
     app.script = lambda: [code]
+    step_runs = app.gate("reload")
     page = new_page(app.url)
     send(page, "Answer slowly please.")
     expect(page.locator(f"{CHAT} .loading-spinner").first).to_be_visible(timeout=SLOW)
-    expect(page.locator(CHAT)).to_contain_text("time.sleep(3)", timeout=SLOW)  # the model answered
+    expect(page.locator(CHAT)).to_contain_text("wait_for_test", timeout=SLOW)  # the model answered
     page.reload()
     expect(page.locator(f'{CHAT} [data-testid="user"]', has_text="Answer slowly")).to_be_visible(
         timeout=SLOW
     )
+    step_runs.open()
     expect(bot(page, "Took my time.")).to_be_visible(timeout=SLOW)
     wait_turn_done(page)
     assert len(app.agents[-1].model.calls) == 1, "the turn was neither stopped nor run twice"
@@ -149,6 +156,8 @@ def test_the_conversation_list_searches_renames_and_deletes(app, new_page):
     send(page, "Tell me about tomatoes.")
     wait_turn_done(page)
     page.locator(".new-chat-button").click()
+    # The new chat is open (its empty chat shown) before the next message goes to it.
+    expect(page.locator(f'{CHAT} [data-testid="user"]')).to_have_count(0, timeout=SLOW)
     send(page, "Tell me about figs.")
     wait_turn_done(page)
     items = page.locator(".conversation-list label")
@@ -163,8 +172,10 @@ def test_the_conversation_list_searches_renames_and_deletes(app, new_page):
     page.get_by_placeholder("New title").fill("Fig notes")
     page.locator(".rename-button").click()
     expect(items.first).to_contain_text("Fig notes", timeout=SLOW)
+    page.once("dialog", lambda dialog: dialog.accept())  # Delete asks first
     page.locator(".delete-button").click()
     expect(items).to_have_count(1, timeout=SLOW)
     expect(page.locator(f'{CHAT} [data-testid="user"]')).to_have_count(0)
+    page.once("dialog", lambda dialog: dialog.accept())  # so does Delete all
     page.locator(".delete-all-button").click()
     expect(items).to_have_count(0, timeout=SLOW)

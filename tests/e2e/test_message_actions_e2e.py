@@ -7,16 +7,14 @@ Screenshots go to tests/e2e/artifacts/ (git-ignored) for a person to look at.
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from playwright.sync_api import expect
 
 from agents.memory.steps import TaskStep
-from agents.models.scripted import ScriptedReply
 from tests.e2e.pages import CHAT, MESSAGE_BOX, bot, send, wait_turn_done
 from tests.e2e.test_chat import by_task
 from tests.e2e.test_ui_pass import serious_violations, shot
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -34,15 +32,12 @@ def tasks(app) -> list[str]:
     return [step.task for step in agent.memory.steps if isinstance(step, TaskStep)]
 
 
-def settled_tasks(app, expected: list[str], timeout: float = 20.0) -> list[str]:
-    """The remembered tasks once they equal `expected`, or as they are after `timeout` s.
+def wait_remembered(app, expected: list[str]) -> None:
+    """Wait until the newest agent remembers exactly the tasks `expected` (fail if it never does).
 
-    A click's turn runs on the server after the page updates: poll instead of racing it.
+    A click's turn runs on the server after the page updates: wait instead of racing it.
     """
-    deadline = time.monotonic() + timeout
-    while (seen := tasks(app)) != expected and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return seen
+    wait_for(lambda: tasks(app) == expected, f"the agent remembers only {expected}")
 
 
 def icon(page, label: str):
@@ -71,11 +66,11 @@ def test_undo_retry_and_edit_take_the_last_turn_back(app, open_page):
     expect(page.locator(USER)).to_have_count(1)
     expect(bot(page, "answer to second")).to_have_count(0)
     expect(page.locator(".export-file a[download]")).to_have_count(0)  # no stale export
-    assert settled_tasks(app, ["first question"]) == ["first question"]
+    wait_remembered(app, ["first question"])
     icon(page, "Retry").click()  # after an undo, retry sends the message now last again
     expect(bot(page, "answer to first")).to_have_count(1)
     wait_turn_done(page)
-    assert settled_tasks(app, ["first question"]) == ["first question"]
+    wait_remembered(app, ["first question"])
     expect(icon(page, "Edit")).to_have_count(1)
     icon(page, "Edit").click()
     page.locator(f"{CHAT} textarea").fill("third question")
@@ -84,7 +79,7 @@ def test_undo_retry_and_edit_take_the_last_turn_back(app, open_page):
     expect(bot(page, "answer to third")).to_be_visible()
     wait_turn_done(page)
     expect(bot(page, "answer to first")).to_have_count(0)
-    assert settled_tasks(app, ["third question"]) == ["third question"]
+    wait_remembered(app, ["third question"])
     shot(page, "message-actions")
 
 
@@ -114,9 +109,8 @@ def test_attachments_show_names_and_refused_files_are_marked(app, open_page, tmp
     app.script = lambda: by_task(
         {
             "these": [
-                ScriptedReply(
-                    "Thought: look.\n<code>\nimport time\ntime.sleep(1.5)\n</code>", delay=0.2
-                ),
+                # The step's code waits for the test: the panel is seen during the run.
+                "Thought: look.\n<code>\nwait_for_test('look')\n</code>",
                 "<code>\nfinal_answer('One text file.')\n</code>",
             ]
         }
@@ -125,6 +119,7 @@ def test_attachments_show_names_and_refused_files_are_marked(app, open_page, tmp
     good.write_text("hello notes\n" * 50)
     bad = tmp_path / "fake.pdf"
     bad.write_text("not a pdf at all")
+    step_runs = app.gate("look")
     page = open_page(app.url)
     page.locator("#message input[type=file]").set_input_files([str(good), str(bad)])
     chips = page.locator("#message .smolui-chip")
@@ -134,6 +129,7 @@ def test_attachments_show_names_and_refused_files_are_marked(app, open_page, tmp
     panel = page.locator(".prose.side-panel")
     expect(panel).to_contain_text("answering")  # the panel follows the run
     expect(panel).not_to_contain_text("No files yet")
+    step_runs.open()
     wait_turn_done(page)
     expect(chips).to_have_count(0)
     refused = page.locator(f"{CHAT} .user-row del", has_text="fake.pdf")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
@@ -14,25 +13,22 @@ from playwright.sync_api import expect
 
 from tests.e2e.harness import free_port
 from tests.e2e.pages import CHAT, MESSAGE_BOX, send, spinners
+from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def wait_for_http(url: str, process: subprocess.Popen, timeout: float) -> float:
-    """Seconds until `url` answers 200 (fails if the process dies first)."""
-    started = time.monotonic()
-    while time.monotonic() - started < timeout:
-        if process.poll() is not None:
-            pytest.fail(f"app.py exited with {process.returncode}")
-        try:
-            with urllib.request.urlopen(url, timeout=2) as response:
-                if response.status == 200:
-                    return time.monotonic() - started
-        except OSError:
-            time.sleep(0.2)
-    pytest.fail(f"{url} did not answer within {timeout} s")
+def answers_200(url: str, process: subprocess.Popen) -> bool:
+    """Whether `url` answers 200 yet (fails once the process has died)."""
+    if process.poll() is not None:
+        pytest.fail(f"app.py exited with {process.returncode}")
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False
 
 
 @pytest.fixture
@@ -47,8 +43,9 @@ def offline_app(tmp_path: Path):
     try:
         # The port answers at once with a starting page; /readyz says when the chat serves
         # and the model is loaded.
-        startup = wait_for_http(f"http://127.0.0.1:{port}/readyz", process, timeout=120)
-        yield f"http://127.0.0.1:{port}/", startup
+        ready = f"http://127.0.0.1:{port}/readyz"
+        wait_for(lambda: answers_200(ready, process), f"{ready} answers", timeout=120, poll=0.2)
+        yield f"http://127.0.0.1:{port}/"
     finally:
         process.terminate()
         try:
@@ -59,7 +56,7 @@ def offline_app(tmp_path: Path):
 
 
 def test_one_turn_on_the_real_offline_model_completes(offline_app, new_page):
-    url, startup = offline_app
+    url = offline_app
     page = new_page(url)
     send(page, "What is 2 + 2?")
     expect(page.locator(f"{CHAT} .thought-group").first).to_be_visible()

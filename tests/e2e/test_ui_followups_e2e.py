@@ -5,6 +5,7 @@ panel names the sandbox's isolation in plain words."""
 from __future__ import annotations
 
 import re
+import threading
 
 import pytest
 from playwright.sync_api import expect
@@ -12,6 +13,7 @@ from playwright.sync_api import expect
 from agents.models.scripted import ScriptedReply
 from tests.e2e.pages import CHAT, bot, send, wait_turn_done
 from tests.e2e.test_chat import by_task
+from tests.waiting import GENEROUS_S
 
 pytestmark = pytest.mark.e2e
 
@@ -19,34 +21,53 @@ USER = f'{CHAT} [data-testid="user"]'
 
 
 def test_retry_right_after_stop_runs_once_the_stopped_step_ends(app, open_page):
+    # The app runs in this process: gates hold each model call open until the test lets it
+    # answer. The stopped step ends only after Retry was pressed and seen waiting; the retried
+    # step answers only after the page showed it running with Stop enabled.
+    stopped_reached, stopped_gate = threading.Event(), threading.Event()
+    retried_reached, retried_gate = threading.Event(), threading.Event()
     app.model_options = {"loop": True}
     app.script = lambda: by_task(
         {
             "long job": [
-                # Long enough that Retry is pressed while the stopped step still runs, even
-                # on a loaded machine (at 3 s, the step once ended before Retry was handled).
-                ScriptedReply("Thought: thinking for a long time", delay=6.0),
-                ScriptedReply("<code>\nfinal_answer('done after retry')\n</code>", delay=2.0),
+                ScriptedReply(
+                    "Thought: thinking for a long time", reached=stopped_reached, gate=stopped_gate
+                ),
+                ScriptedReply(
+                    "<code>\nfinal_answer('done after retry')\n</code>",
+                    reached=retried_reached,
+                    gate=retried_gate,
+                ),
             ]
         }
     )
-    page = open_page(app.url)
-    send(page, "long job")
-    stop = page.locator(".stop-button")
-    expect(page.locator(f"{CHAT} .loading-spinner").first).to_be_visible()  # the step runs
-    expect(stop).to_be_enabled()
-    stop.click()
-    page.locator(".retry-button").click()  # the stopped step is still running
-    expect(page.get_by_text("Retrying as soon as the stopped answer ends")).to_be_visible()
-    expect(page.get_by_text("stop it first")).to_have_count(0)
-    # The retry replaces the stopped answer and runs with Stop enabled, as a sent message does.
-    expect(page.locator(f"{CHAT} sub", has_text="stopped")).to_have_count(0, timeout=30_000)
-    expect(page.locator(USER)).to_have_count(1)
-    expect(stop).to_be_enabled()
-    expect(bot(page, "done after retry")).to_be_visible(timeout=30_000)
-    wait_turn_done(page)
-    expect(stop).to_be_disabled()
-    expect(page.locator(f"{CHAT} sub", has_text="answered")).to_have_count(1)
+    try:
+        page = open_page(app.url)
+        send(page, "long job")
+        stop = page.locator(".stop-button")
+        expect(page.locator(f"{CHAT} .loading-spinner").first).to_be_visible()  # the step runs
+        assert stopped_reached.wait(GENEROUS_S), "the first model call began"
+        expect(stop).to_be_enabled()
+        stop.click()
+        page.locator(".retry-button").click()  # the stopped step is still running
+        expect(page.get_by_text("Retrying as soon as the stopped answer ends")).to_be_visible()
+        expect(page.get_by_text("stop it first")).to_have_count(0)
+        assert not retried_reached.is_set(), "the retry waits for the stopped step"
+        stopped_gate.set()  # the stopped step ends now
+        # The retry replaces the stopped answer and runs with Stop enabled, as a sent message
+        # does.
+        assert retried_reached.wait(GENEROUS_S), "the retry ran once the stopped step ended"
+        expect(page.locator(f"{CHAT} sub", has_text="stopped")).to_have_count(0)
+        expect(page.locator(USER)).to_have_count(1)
+        expect(stop).to_be_enabled()
+        retried_gate.set()
+        expect(bot(page, "done after retry")).to_be_visible()
+        wait_turn_done(page)
+        expect(stop).to_be_disabled()
+        expect(page.locator(f"{CHAT} sub", has_text="answered")).to_have_count(1)
+    finally:  # never leave the app's agent held for the next test
+        stopped_gate.set()
+        retried_gate.set()
 
 
 def test_an_edited_first_message_retitles_the_conversation_and_the_panel_names_the_sandbox(

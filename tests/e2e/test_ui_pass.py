@@ -7,6 +7,7 @@ Screenshots go to tests/e2e/artifacts/ (git-ignored) for a person to look at.
 from __future__ import annotations
 
 import re
+import threading
 from pathlib import Path
 
 import pytest
@@ -62,16 +63,14 @@ def slow_then_answer() -> list:
     return by_task(
         {
             "sum": [
+                # The step's code waits for the test: the page is seen while it runs.
                 ScriptedReply(
-                    "Thought: add them up.\n<code>\nimport time\nvalues = [1, 2, 3]\n"
-                    "print('total', sum(values))\nprint('count', len(values))\ntime.sleep(2.5)\n"
-                    "</code>",
-                    delay=0.2,
+                    "Thought: add them up.\n<code>\nvalues = [1, 2, 3]\ntotal = sum(values)\n"
+                    "print('total', total)\nprint('count', len(values))\n"
+                    "wait_for_test('sum')\n</code>",
                     chunk_size=16,
                 ),
-                ScriptedReply(
-                    "<code>\nfinal_answer(f'The sum is {sum(values)}.')\n</code>", delay=0.2
-                ),
+                "<code>\nfinal_answer(f'The sum is {sum(values)}.')\n</code>",
             ]
         }
     )
@@ -97,6 +96,7 @@ def test_empty_page_fits_the_screen_and_is_accessible(app, open_page, dark):
 def test_turn_reads_like_a_notebook(app, open_page, dark):
     app.model_options = {"loop": True}
     app.script = slow_then_answer
+    step_runs = app.gate("sum")
     page = open_page(app.url, dark=dark)
     send(page, "What is the sum of 1, 2 and 3?")
     running = step_title(page, "Step 1")
@@ -105,6 +105,7 @@ def test_turn_reads_like_a_notebook(app, open_page, dark):
     expect(running).to_have_attribute("data-elapsed", re.compile(r"^[1-9][0-9]*\.[0-9] s$"))
     if not dark:
         shot(page, "running-turn")
+    step_runs.open()
     expect(bot(page, "The sum is 6.").last).to_be_visible()
     wait_turn_done(page)
     expect(page.locator(".stop-button")).to_be_disabled()
@@ -150,10 +151,13 @@ def test_long_error_lines_wrap_and_the_title_is_not_repeated(app, open_page):
 
 def test_controls_follow_the_state(app, open_page):
     app.model_options = {"loop": True}
+    # The retried answer and the long job's model call are held open until the page was seen.
+    retry_answers, long_job_answers = threading.Event(), threading.Event()
+    hello = "<code>\nfinal_answer('Hi there.')\n</code>"
     app.script = lambda: by_task(
         {
-            "hello": [ScriptedReply("<code>\nfinal_answer('Hi there.')\n</code>", delay=1.5)],
-            "long job": [ScriptedReply("Thought: thinking for a long time", delay=3.0)] * 5,
+            "hello": [hello, ScriptedReply(hello, gate=retry_answers)],
+            "long job": [ScriptedReply("Thought: thinking", gate=long_job_answers)] * 5,
         }
     )
     page = open_page(app.url)
@@ -167,6 +171,7 @@ def test_controls_follow_the_state(app, open_page):
     page.locator(".retry-button").click()  # a retry shows the panel answering, as a send does
     expect(panel).to_contain_text("Now: answering")
     expect(page.locator(".stop-button")).to_be_enabled()
+    retry_answers.set()
     expect(panel).to_contain_text("Now: ready")
     wait_turn_done(page)
     expect(page.locator(".export-file")).to_be_hidden()  # no empty box before an export...
@@ -184,6 +189,7 @@ def test_controls_follow_the_state(app, open_page):
     page.keyboard.press("Escape")  # Esc stops
     expect(page.locator(f"{CHAT} sub", has_text="stopped")).to_be_visible(timeout=20_000)
     expect(page.locator(".stop-button")).to_be_disabled()
+    long_job_answers.set()  # the stopped step ends, so Clear need not wait for it
     page.once("dialog", lambda dialog: dialog.accept())
     page.locator(".clear-button").click()
     expect(page.locator(f'{CHAT} [data-testid="user"]')).to_have_count(0)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
+import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -26,6 +26,7 @@ from smolui.sessions import SessionRegistry
 from smolui.store import open_store
 from smolui.uploads import UploadPolicy
 from tests.smolui.app_process import AppProcess
+from tests.waiting import wait_for
 
 
 def by_task(rules: dict[str, str]):
@@ -212,10 +213,10 @@ def test_when_the_database_goes_away_the_turn_finishes_and_says_so(postgres_serv
     with psycopg.connect(postgres_server._dsn("postgres"), autocommit=True) as connection:
         connection.execute(f'CREATE DATABASE "{name}"')
     open_store(tmp_path / "data", url).close()  # the database is back, migrated
-    deadline = time.monotonic() + 20
-    while app.keeper.find(state["owner"], conversation_id) is None:
-        assert time.monotonic() < deadline, "the save is retried until the database is back"
-        time.sleep(0.1)
+    wait_for(
+        lambda: app.keeper.find(state["owner"], conversation_id),
+        "the save is retried until the database is back",
+    )
     assert "Noted teal." in texts(app.keeper.find(state["owner"], conversation_id).messages)
     app.close()
 
@@ -242,7 +243,9 @@ def test_stored_file_paths_outside_served_folders_are_dropped(tmp_path):
 def test_a_page_that_goes_away_mid_turn_leaves_the_turn_running_for_the_next_page(app):
     from agents.models.scripted import ScriptedReply
 
-    RULES["slow"] = ScriptedReply("<code>\nfinal_answer('Slow answer.')\n</code>", delay=1.0)
+    # The answer is held until the next page has looked: the turn is surely still running.
+    gate = threading.Event()
+    RULES["slow"] = ScriptedReply("<code>\nfinal_answer('Slow answer.')\n</code>", gate=gate)
     try:
         conversation_id, chat, state, _ = app.pages.load(None, page="p1")
         shown, pending = app.chat.echo({"text": "a slow question", "files": []}, chat)
@@ -254,11 +257,13 @@ def test_a_page_that_goes_away_mid_turn_leaves_the_turn_running_for_the_next_pag
         assert again == conversation_id and "a slow question" in texts(so_far)
         assert "Slow answer." not in texts(so_far)
         assert list(app.chat.follow(conversation_id, "p3")) == [], "p3 was not shown the turn"
+        gate.set()
         followed = list(app.chat.follow(conversation_id, "p2"))
         assert "Slow answer." in texts(followed[-1]), "the turn went on and the page sees its end"
         assert "Slow answer." in texts(app.keeper.find(state["owner"], again).messages)
         assert list(app.chat.follow(conversation_id, "p2")) == [], "followed once"
     finally:
+        gate.set()
         RULES.pop("slow")
 
 
@@ -300,9 +305,7 @@ def test_retention_deletes_old_conversations_at_start(store_url, data):
     registry = SessionRegistry(lambda: None, data / "uploads")
     settings = Settings(retention_days=7, data_dir=str(data), database_url=store_url)
     keeper = attach_store(registry, settings, lambda: [], app.keeper.store)
-    deadline = time.monotonic() + 10
-    while len(keeper.list(state["owner"])) > 1 and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_for(lambda: len(keeper.list(state["owner"])) <= 1, "old conversations are deleted")
     assert [c.id for c in keeper.list(state["owner"])] == [recent]
     app.close()
 

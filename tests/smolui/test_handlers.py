@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from smolui.handlers.chat import ChatHandlers, HandlerConfig
 from smolui.sessions import SessionRegistry
 from smolui.turns.pending import PendingTurn
 from smolui.uploads import UploadPolicy
+from tests.waiting import GENEROUS_S, wait_for
 
 ANSWER = "<code>\nfinal_answer('done: ' + str(6 * 7))\n</code>"
 
@@ -129,16 +129,27 @@ def test_retry_replaces_the_last_turn_in_chat_and_memory(tmp_path):
 
 
 def test_stop_ends_the_turn_at_once_and_the_agent_at_its_step(tmp_path):
-    slow = ScriptedReply("Thought: slow", delay=2.0)
-    handlers, registry = make_app(tmp_path, lambda: [slow, ANSWER])
+    # The model call is held open until the test lets it answer: the turn must end before that.
+    reached, gate = threading.Event(), threading.Event()
+    held = ScriptedReply("Thought: slow", reached=reached, gate=gate)
+    handlers, registry = make_app(tmp_path, lambda: [held, ANSWER])
     turn, conversation_id = start_turn(handlers, "go")
-    threading.Timer(0.3, handlers.stop, [conversation_id]).start()
-    started = time.monotonic()
-    chat, _ = list(turn)[-1]
-    assert time.monotonic() - started < 1.5, "the page is released before the model call ends"
+    updates: list = []
+    page = threading.Thread(target=lambda: updates.extend(turn), daemon=True)
+    page.start()
+    try:
+        assert reached.wait(GENEROUS_S), "the model call began"
+        handlers.stop(conversation_id)
+        page.join(GENEROUS_S)
+        assert not page.is_alive(), "the page is released before the model call ends"
+    finally:
+        gate.set()
+    chat, _ = updates[-1]
     assert any("Stopped." in t for t in texts(chat))
     session = registry.get(conversation_id)
-    assert session.begin_turn(wait=5), "the agent finishes its step, then the conversation is free"
+    assert session.begin_turn(wait=GENEROUS_S), (
+        "the agent finishes its step, then the conversation is free"
+    )
     session.end_turn()
     assert len(session.agent.model.calls) == 1
 
@@ -231,15 +242,28 @@ def test_retry_takes_back_the_variables_of_the_last_turn(tmp_path):
 
 
 def test_clear_during_a_turn_leaves_nothing_of_it_behind(tmp_path):
-    slow = ScriptedReply("Thought: slow\n<code>\nleftover = 1\n</code>", delay=1.0)
-    handlers, registry = make_app(tmp_path, lambda: [slow, ANSWER])
+    # Clear comes while the model call is held open; the call answers only once Clear has
+    # asked the turn to stop, so the step it would record ends after the reset was requested.
+    reached, gate = threading.Event(), threading.Event()
+    held = ScriptedReply("Thought: slow\n<code>\nleftover = 1\n</code>", reached=reached, gate=gate)
+    handlers, registry = make_app(tmp_path, lambda: [held, ANSWER])
     turn, conversation_id = start_turn(handlers, "go")
-    finished = threading.Thread(target=lambda: list(turn))
+    finished = threading.Thread(target=lambda: list(turn), daemon=True)
     finished.start()
-    time.sleep(0.3)
-    assert handlers.clear(conversation_id) == []
-    finished.join(10)
     session = registry.get(conversation_id)
+    cleared: list = []
+    clearing = threading.Thread(
+        target=lambda: cleared.append(handlers.clear(conversation_id)), daemon=True
+    )
+    try:
+        assert reached.wait(GENEROUS_S), "the model call began"
+        clearing.start()
+        wait_for(session.stop_requested.is_set, "Clear asks the running turn to stop")
+    finally:
+        gate.set()
+    clearing.join(GENEROUS_S)
+    finished.join(GENEROUS_S)
+    assert cleared == [[]]
     assert session.agent.memory.steps == [], "the stopped step was not recorded after the reset"
     assert "leftover" not in session.agent.executor.namespace
     assert not session.busy

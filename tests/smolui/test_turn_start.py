@@ -9,7 +9,6 @@ local executor; the model is scripted and the agent's construction is held by an
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from smolui.handlers.conversations import INTERRUPTED_NOTE
 from smolui.sessions import SessionRegistry
 from smolui.store import open_store
 from tests.smolui.app_process import AppProcess
+from tests.waiting import GENEROUS_S, wait_for
 
 
 class App(AppProcess):
@@ -30,7 +30,7 @@ class App(AppProcess):
         super().__init__(SessionRegistry(self._agent, data / "uploads"), open_store(data, url))
 
     def _agent(self) -> CodeAgent:
-        assert self.gate.wait(30), "the test never let the agent be built"
+        assert self.gate.wait(GENEROUS_S), "the test never let the agent be built"
         model = ScriptedModel(["<code>\nfinal_answer('Here it is.')\n</code>"], loop=True)
         return CodeAgent([], model, executor_type="local", verbosity_level=-1)
 
@@ -41,13 +41,6 @@ class App(AppProcess):
 
 def texts(chat: list) -> list[str]:
     return [m["content"] for m in chat if isinstance(m.get("content"), str)]
-
-
-def wait_for(condition, seconds: float = 20.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
 
 
 @pytest.fixture
@@ -79,7 +72,10 @@ def test_the_message_is_kept_before_the_agent_or_the_model_has_done_anything(sto
     first.gate.set()  # the first server's turn goes on and ends saved
     followed = list(first.chat.follow(conversation_id, "p2"))
     assert "Here it is." in texts(followed[-1])
-    wait_for(lambda: first.keeper.find(state["owner"], conversation_id).turn_state == "done")
+    wait_for(
+        lambda: first.keeper.find(state["owner"], conversation_id).turn_state == "done",
+        "the turn is saved as done",
+    )
     assert "Here it is." in texts(first.keeper.find(state["owner"], conversation_id).messages)
     first.close()
 
