@@ -17,6 +17,9 @@ from tools.base import Tool, ToolExecutionError
 if TYPE_CHECKING:
     from tools.document_reader import DocumentText
 
+MAX_SEARCH_RESULTS = 50
+"""Passages one search_document call returns at most, whatever max_results asks."""
+
 _KINDS = {
     ".pdf": "PDF",
     ".docx": "Word document",
@@ -215,7 +218,17 @@ class ReadDocumentTool(Tool):
 
 
 class SearchDocumentTool(Tool):
-    """Finds a phrase in a document and returns the passages around it with page numbers."""
+    """Finds a phrase in a document and returns the passages around it with page numbers.
+
+    The answer is capped before it is built (at most MAX_SEARCH_RESULTS passages and
+    `max_characters` characters): code may ask for any max_results, and an answer that is
+    too large to send would cost the host its memory.
+
+    Args:
+        folder: The folder (or a shared `DocumentFolder`).
+        context_chars: Characters shown on each side of a match.
+        max_characters: Characters of passages returned per call at most.
+    """
 
     name = "search_document"
     description = (
@@ -227,16 +240,24 @@ class SearchDocumentTool(Tool):
         "query": {"type": "string", "description": "The word or phrase to find."},
         "max_results": {
             "type": "integer",
-            "description": "How many passages to return at most (default 10).",
+            "description": (
+                f"How many passages to return at most (default 10, up to {MAX_SEARCH_RESULTS})."
+            ),
             "nullable": True,
         },
     }
     output_type = "string"
 
-    def __init__(self, folder: DocumentFolder | str | os.PathLike[str], context_chars: int = 250):
+    def __init__(
+        self,
+        folder: DocumentFolder | str | os.PathLike[str],
+        context_chars: int = 250,
+        max_characters: int = 20_000,
+    ):
         super().__init__()
         self.folder = folder if isinstance(folder, DocumentFolder) else DocumentFolder(folder)
         self.context_chars = context_chars
+        self.max_characters = max_characters
 
     def forward(self, path: str, query: str, max_results: int | None = None) -> str:
         words = query.split()
@@ -244,19 +265,33 @@ class SearchDocumentTool(Tool):
             raise ToolExecutionError("search_document needs a non-empty query.")
         document = self.folder.read(path)
         pattern = re.compile(r"\s+".join(re.escape(w) for w in words), re.IGNORECASE)
-        limit = max(1, max_results or 10)
+        limit = min(MAX_SEARCH_RESULTS, max(1, max_results or 10))
         unit = "page" if document.kind == "pdf" else "part"
         hits: list[str] = []
+        used = 0
+        full = False  # the answer reached max_characters: later matches are only counted
         count = 0
         for number, page in enumerate(document.pages, start=1):
             for match in pattern.finditer(page):
                 count += 1
-                if len(hits) < limit:
-                    hits.append(f"[{unit} {number}] {self._passage(page, match)}")
+                if full or len(hits) >= limit:
+                    continue
+                hit = f"[{unit} {number}] {self._passage(page, match)}"
+                full = bool(hits) and used + len(hit) > self.max_characters
+                if not full:
+                    hits.append(hit[: self.max_characters])
+                    used += len(hits[-1])
         if not hits:
             return f"No match for {query!r} in {path}." + _note(document)
         more = f" (showing the first {len(hits)})" if count > len(hits) else ""
-        return f"{count} match(es) for {query!r} in {path}{more}:\n\n" + "\n\n".join(hits)
+        answer = f"{count} match(es) for {query!r} in {path}{more}:\n\n" + "\n\n".join(hits)
+        if count > len(hits) and (full or len(hits) == MAX_SEARCH_RESULTS):
+            answer += (
+                f"\n\n[The answer is capped at {MAX_SEARCH_RESULTS} passages and "
+                f"{self.max_characters:,} characters: search a narrower phrase, or read the "
+                "pages around a match with read_document.]"
+            )
+        return answer
 
     def _passage(self, page: str, match: re.Match[str]) -> str:
         start = max(0, match.start() - self.context_chars)

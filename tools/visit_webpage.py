@@ -1,20 +1,25 @@
-"""`visit_webpage`: fetch a URL and return its content as Markdown, truncated sensibly."""
+"""`visit_webpage`: fetch a URL and return its content as Markdown, truncated sensibly.
+
+The tool runs on the host for code a model wrote, so it is built like a public service:
+only globally routable addresses by default (see `tools.web_guard`), checked on every
+redirect and connected to as checked; the download and the conversion are bounded.
+"""
 
 from __future__ import annotations
 
-import ipaddress
 import re
-import socket
 import time
 from urllib.parse import urljoin, urlsplit
 
 from tools.base import Tool, ToolExecutionError
+from tools.html_markdown import bounded_markdown, html_to_markdown
+from tools.web_guard import Target, checked_target, private_hosts_allowed
+
+__all__ = ["VisitWebpageTool", "html_to_markdown", "truncate"]
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 _TEXT_TYPES = ("text/", "application/json", "application/xml", "application/rss+xml")
-_DROP_BLOCKS = re.compile(
-    r"<(script|style|noscript|template|svg)\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL
-)
+_REDIRECTS = (301, 302, 303, 307, 308)
 _USER_AGENT = "Mozilla/5.0 (compatible; smolui-agent/0.1; +https://huggingface.co/docs/smolagents)"
 
 
@@ -24,10 +29,12 @@ class VisitWebpageTool(Tool):
     Args:
         max_output_length: Characters of Markdown returned at most (the rest is cut).
         max_bytes: Refuse pages larger than this many bytes.
-        timeout: Seconds for the whole download.
+        timeout: Seconds for the whole call: download and conversion.
         max_redirects: Redirects followed at most.
-        allow_private_addresses: Allow loopback and private-network hosts; link-local hosts
+        allow_private: Allow loopback and private-network hosts (an operator's choice, e.g.
+            an intranet); None: only when SMOLUI_VISIT_PRIVATE_HOSTS=1. Link-local hosts
             (cloud metadata services) are always refused.
+        max_html_chars: HTML characters converted to Markdown at most.
     """
 
     name = "visit_webpage"
@@ -51,64 +58,75 @@ class VisitWebpageTool(Tool):
         max_bytes: int = 5_000_000,
         timeout: float = 20.0,
         max_redirects: int = 5,
-        allow_private_addresses: bool = True,
+        allow_private: bool | None = None,
+        max_html_chars: int = 1_000_000,
     ):
         super().__init__()
         self.max_output_length = max_output_length
         self.max_bytes = max_bytes
         self.timeout = timeout
         self.max_redirects = max_redirects
-        self.allow_private_addresses = allow_private_addresses
+        self.allow_private = private_hosts_allowed(allow_private)
+        self.max_html_chars = max_html_chars
 
     def forward(self, url: str, start: int | None = None) -> str:
-        body, content_type, encoding, final_url = self.fetch(url.strip())
+        deadline = time.monotonic() + self.timeout
+        body, content_type, encoding, final_url = self.fetch(url.strip(), deadline)
         text = _decode(body, encoding)
         if content_type in _HTML_TYPES or (not content_type and "<html" in text[:2000].lower()):
-            text = html_to_markdown(text)
+            remaining = max(1.0, deadline - time.monotonic())
+            text = bounded_markdown(text, self.max_html_chars, remaining)
         return truncate(text, self.max_output_length, start or 0, final_url)
 
-    def fetch(self, url: str) -> tuple[bytes, str, str | None, str]:
-        """Download a page; returns (body, content type, declared encoding, final URL)."""
-        import requests
+    def fetch(self, url: str, deadline: float | None = None) -> tuple[bytes, str, str | None, str]:
+        """Download a page; returns (body, content type, declared encoding, final URL).
 
-        deadline = time.monotonic() + self.timeout
-        session = requests.Session()
-        try:
-            for _ in range(self.max_redirects + 1):
-                self._check_url(url)
-                response = _get(session, url, deadline, self.timeout)
-                if response.is_redirect and response.headers.get("location"):
-                    url = urljoin(url, response.headers["location"])
-                    response.close()
+        Args:
+            url: The address.
+            deadline: `time.monotonic()` by which the download must end (default: timeout).
+        """
+        deadline = deadline if deadline is not None else time.monotonic() + self.timeout
+        for _ in range(self.max_redirects + 1):
+            target = self._check_url(url)
+            response = _get(url, target, deadline, self.timeout)
+            try:
+                location = response.headers.get("location")
+                if response.status in _REDIRECTS and location:
+                    url = urljoin(url, location)
                     continue
-                with response:
-                    return self._read(response, url, deadline)
-            raise ToolExecutionError(f"{url} redirected more than {self.max_redirects} times.")
-        finally:
-            session.close()
+                return self._read(response, url, deadline)
+            finally:
+                response.close()  # and its connection: each hop connects afresh, as checked
+        raise ToolExecutionError(f"{url} redirected more than {self.max_redirects} times.")
 
-    def _check_url(self, url: str) -> None:
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
+    def _check_url(self, url: str) -> Target:
+        try:
+            parts = urlsplit(url)
+            port = parts.port
+        except ValueError:  # a port that is not a number
+            parts, port = None, None
+        if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
             raise ToolExecutionError(
                 f"{url!r} is not a web address; give a full URL such as https://example.com/page."
             )
-        for address in _addresses(parts.hostname, parts.port):
-            if address.is_link_local or address.is_multicast or address.is_unspecified:
-                raise ToolExecutionError(f"Visiting {parts.hostname} is not allowed.")
-            if not self.allow_private_addresses and (address.is_private or address.is_loopback):
-                raise ToolExecutionError(
-                    f"Visiting {parts.hostname} (a private address) is not allowed."
-                )
+        host = parts.hostname
+        if ":" not in host:  # a name (not IPv6): spelt as DNS and the Host header want it
+            try:
+                host = host.encode("idna").decode("ascii")
+            except UnicodeError as error:
+                raise ToolExecutionError(f"{url!r} has a host name that is not valid.") from error
+        default = 443 if parts.scheme == "https" else 80
+        return checked_target(host, port or default, self.allow_private)
 
     def _read(self, response, url: str, deadline: float) -> tuple[bytes, str, str | None, str]:
-        if response.status_code >= 400:
+        if response.status >= 400:
             reason = response.reason or "error"
             raise ToolExecutionError(
-                f"{url} answered HTTP {response.status_code} {reason}. Check the address, or "
+                f"{url} answered HTTP {response.status} {reason}. Check the address, or "
                 "search for the page instead."
             )
-        content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        header = response.headers.get("content-type", "")
+        content_type = header.split(";")[0].strip().lower()
         if (
             content_type
             and not content_type.startswith(_TEXT_TYPES)
@@ -118,58 +136,85 @@ class VisitWebpageTool(Tool):
                 f"{url} is not a web page (content type {content_type}); this tool reads "
                 "HTML and text only."
             )
-        declared = int(response.headers.get("content-length") or 0)
-        if declared > self.max_bytes:
-            raise ToolExecutionError(_too_big(url, declared, self.max_bytes))
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > self.max_bytes:
+            raise ToolExecutionError(_too_big(url, int(declared), self.max_bytes))
         body = bytearray()
-        for chunk in response.iter_content(chunk_size=65_536):
-            body.extend(chunk)
-            if len(body) > self.max_bytes:
-                raise ToolExecutionError(_too_big(url, None, self.max_bytes))
-            if time.monotonic() > deadline:
-                raise ToolExecutionError(_timed_out(url, self.timeout))
-        encoding = (
-            response.encoding if "charset" in response.headers.get("content-type", "") else None
-        )
-        return bytes(body), content_type, encoding, url
+        try:
+            for chunk in response.stream(65_536):
+                body.extend(chunk)
+                if len(body) > self.max_bytes:
+                    raise ToolExecutionError(_too_big(url, None, self.max_bytes))
+                if time.monotonic() > deadline:
+                    raise ToolExecutionError(_timed_out(url, self.timeout))
+        except _network_errors() as error:
+            raise _unreachable(url, error, self.timeout) from error
+        charset = re.search(r"charset=[\"']?([\w.:-]+)", header, re.IGNORECASE)
+        return bytes(body), content_type, charset.group(1) if charset else None, url
 
 
-def _get(session, url: str, deadline: float, timeout: float):
-    import requests
+def _get(url: str, target: Target, deadline: float, timeout: float):
+    """GET `url` from one of `target`'s checked addresses (never by name again), with the
+    Host header and the TLS name of the URL."""
+    import urllib3
 
-    remaining = max(0.5, deadline - time.monotonic())
-    try:
-        return session.get(
-            url,
-            headers={"User-Agent": _USER_AGENT, "Accept": "text/html,text/plain;q=0.9,*/*;q=0.5"},
-            timeout=(min(remaining, 10.0), remaining),
-            allow_redirects=False,
-            stream=True,
-        )
-    except requests.exceptions.Timeout as error:
-        raise ToolExecutionError(_timed_out(url, timeout)) from error
-    except requests.exceptions.RequestException as error:
-        raise ToolExecutionError(
-            f"Could not reach {url}: {type(error).__name__}. The site may be down, the address "
-            "wrong, or this machine offline."
-        ) from error
+    parts = urlsplit(url)
+    https = parts.scheme == "https"
+    port = parts.port or (443 if https else 80)
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    host = f"[{target.host}]" if ":" in target.host else target.host
+    headers = {
+        "Host": host if parts.port is None else f"{host}:{parts.port}",
+        "User-Agent": _USER_AGENT,
+        "Accept": "text/html,text/plain;q=0.9,*/*;q=0.5",
+        "Accept-Encoding": "identity",  # the byte cap counts what is read
+    }
+    error: Exception | None = None
+    for address in target.addresses:
+        remaining = max(0.5, deadline - time.monotonic())
+        pool = _pool(https, address, port, target.host, min(remaining, 10.0), remaining)
+        try:
+            return pool.urlopen(
+                "GET", path, headers=headers, redirect=False, retries=False,
+                preload_content=False, assert_same_host=False,
+            )  # fmt: skip
+        except urllib3.exceptions.NewConnectionError as failure:  # try the next address
+            error = failure
+        except _network_errors() as failure:
+            raise _unreachable(url, failure, timeout) from failure
+    raise _unreachable(url, error, timeout)
 
 
-def _addresses(host: str, port: int | None) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
-    try:
-        return [ipaddress.ip_address(host)]
-    except ValueError:
-        pass  # a name, not an address: resolve it
-    try:
-        infos = socket.getaddrinfo(host, port or 80, type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError) as error:
-        raise ToolExecutionError(
-            f"Could not find the host {host!r} ({error}). Check the address, or this machine "
-            "may be offline."
-        ) from error
-    except OSError as error:  # e.g. a network guard refusing the lookup
-        raise ToolExecutionError(f"Could not look up {host!r}: {error}") from error
-    return [ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos]
+def _pool(https: bool, address: str, port: int, name: str, connect: float, read: float):
+    import urllib3
+
+    timeout = urllib3.Timeout(connect=connect, read=read)
+    if not https:
+        return urllib3.HTTPConnectionPool(address, port, timeout=timeout, maxsize=1)
+    import certifi
+
+    return urllib3.HTTPSConnectionPool(
+        address, port, timeout=timeout, maxsize=1, server_hostname=name,
+        cert_reqs="CERT_REQUIRED", ca_certs=certifi.where(),
+    )  # fmt: skip
+
+
+def _network_errors() -> tuple[type[Exception], ...]:
+    import urllib3
+
+    return (urllib3.exceptions.HTTPError, OSError)
+
+
+def _unreachable(url: str, error: Exception | None, timeout: float) -> ToolExecutionError:
+    import urllib3
+
+    refused = isinstance(error, urllib3.exceptions.NewConnectionError)  # a TimeoutError too
+    if not refused and isinstance(error, (urllib3.exceptions.TimeoutError, TimeoutError)):
+        return ToolExecutionError(_timed_out(url, timeout))
+    return ToolExecutionError(
+        f"Could not reach {url}: {type(error).__name__}. The site may be down, the address "
+        "wrong, or this machine offline."
+    )
 
 
 def _too_big(url: str, size: int | None, limit: int) -> str:
@@ -201,19 +246,6 @@ def _decode(body: bytes, encoding: str | None) -> str:
 
         best = from_bytes(body).best()
         return str(best) if best is not None else body.decode("utf-8", errors="replace")
-
-
-def html_to_markdown(html: str) -> str:
-    """Convert HTML to compact Markdown (scripts, styles and extra blank lines removed).
-
-    Args:
-        html: The page's HTML.
-    """
-    from markdownify import markdownify
-
-    markdown = markdownify(_DROP_BLOCKS.sub("", html), heading_style="ATX")
-    markdown = re.sub(r"[ \t]+\n", "\n", markdown)
-    return re.sub(r"\n{3,}", "\n\n", markdown).strip()
 
 
 def truncate(text: str, limit: int, start: int = 0, url: str = "") -> str:

@@ -9,12 +9,18 @@ only the standard library (Pillow and numpy only when a value needs them).
 - host -> untrusted side (`encode_value(..., trusted=True)` /
   `decode_value(..., trusted=True)`): the same, plus pickle for other objects (a tool's
   result, a variable), since the host is the trusted side.
+
+Decoding an untrusted tree is linear in its size whatever the sender chose: dicts whose
+keys are not all strings (ints, floats, tuples: their hashes are not randomized, so
+colliding keys are easy to make) are counted, and their keys' hashes checked, before any
+such dict is built.
 """
 
 from __future__ import annotations
 
 import base64
 import io
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +28,10 @@ TAG = "$t"
 MAX_DEPTH = 64
 MAX_REPR_CHARS = 100_000
 MAX_IMAGE_PIXELS = 40_000_000
+MAX_KEYED_ENTRIES = 50_000
+"""Entries of tagged (not string-keyed) dicts one decoded value may hold in all."""
+MAX_EQUAL_HASHES = 8
+"""Keys of one dict that may share a hash (-1 and -2 do); a dict is quadratic in them."""
 
 
 def encode_value(value: Any, trusted: bool = False, _depth: int = 0) -> Any:
@@ -75,25 +85,66 @@ def decode_value(
         image: Turns PNG bytes into an image (the host passes one that counts images and
             pixels against a budget, and raises when over it); default `png_to_image`.
     """
-    if isinstance(tree, list):
-        return [decode_value(v, trusted, image) for v in tree]
-    if not isinstance(tree, dict):
-        return tree
-    tag = tree.get(TAG)
-    if tag is None:
-        return {k: decode_value(v, trusted, image) for k, v in tree.items()}
-    payload = tree.get("v")
-    if tag == "tuple" and isinstance(payload, list):
-        return tuple(decode_value(v, trusted, image) for v in payload)
-    if tag == "dict" and isinstance(payload, list):
-        return {
-            _hashable(decode_value(k, trusted, image)): decode_value(v, trusted, image)
-            for k, v in payload
-        }
+    return _Decoder(trusted, image or png_to_image).decode(tree)
+
+
+class _Decoder:
+    """One `decode_value` call: its options and the keyed-dict entries seen so far."""
+
+    def __init__(self, trusted: bool, image: Callable[[bytes], Any]):
+        self.trusted = trusted
+        self.image = image
+        self.keyed_entries = 0
+
+    def decode(self, tree: Any) -> Any:
+        if isinstance(tree, list):
+            return [self.decode(v) for v in tree]
+        if not isinstance(tree, dict):
+            return tree
+        tag = tree.get(TAG)
+        if tag is None:  # JSON object keys are strings: their hashes are randomized
+            return {k: self.decode(v) for k, v in tree.items()}
+        payload = tree.get("v")
+        if tag == "tuple" and isinstance(payload, list):
+            return tuple(self.decode(v) for v in payload)
+        if tag == "dict" and isinstance(payload, list):
+            return self.keyed_dict(payload)
+        return _decode_leaf(tree, tag, payload, self.trusted, self.image)
+
+    def keyed_dict(self, payload: list[Any]) -> dict[Any, Any]:
+        """A dict from [key, value] pairs. From the untrusted side, refused before it is
+        built when too many entries or colliding keys would make building it quadratic."""
+        self.keyed_entries += len(payload)
+        if not self.trusted and self.keyed_entries > MAX_KEYED_ENTRIES:
+            raise ValueError(
+                f"a value holding more than {MAX_KEYED_ENTRIES:,} entries of dicts with "
+                "non-string keys; send fewer, or use string keys"
+            )
+        pairs = [(_hashable(self.decode(k)), self.decode(v)) for k, v in payload]
+        if not self.trusted:  # the host's own values may be as large as it likes
+            _check_hashes([key for key, _ in pairs])
+        return dict(pairs)
+
+
+def _check_hashes(keys: list[Any]) -> None:
+    """Refuse keys of which more than MAX_EQUAL_HASHES share a hash (sorting, not a dict,
+    finds them: a dict keyed by hashes the sender chose would be attackable too)."""
+    hashes = sorted(hash(key) for key in keys)
+    longest = max((len(list(run)) for _, run in itertools.groupby(hashes)), default=0)
+    if longest > MAX_EQUAL_HASHES:
+        raise ValueError(
+            f"a dict with {longest} keys of the same hash (more than {MAX_EQUAL_HASHES} "
+            "cost quadratic time); use other keys"
+        )
+
+
+def _decode_leaf(
+    tree: dict[str, Any], tag: Any, payload: Any, trusted: bool, image: Callable[[bytes], Any]
+) -> Any:
     if tag == "bytes" and isinstance(payload, str):
         return base64.b64decode(payload)
     if tag == "image" and isinstance(payload, str):
-        return (image or png_to_image)(base64.b64decode(payload))
+        return image(base64.b64decode(payload))
     if tag == "pickle" and trusted and isinstance(payload, str):
         return _unpickle(tree)
     return ReprValue(str(tree.get("repr", payload)), str(tree.get("type", "object")))

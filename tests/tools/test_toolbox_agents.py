@@ -46,6 +46,12 @@ def site() -> Iterator[str]:
 
 
 @pytest.fixture
+def private_hosts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test site is on loopback, which visit_webpage refuses unless the operator allows it."""
+    monkeypatch.setenv("SMOLUI_VISIT_PRIVATE_HOSTS", "1")
+
+
+@pytest.fixture
 def uploads(tmp_path: Path) -> Path:
     folder = tmp_path / "session"
     folder.mkdir()
@@ -96,7 +102,7 @@ def _close(agent) -> None:
         interpreter.close()
 
 
-def test_tool_calling_agent_uses_each_default_tool(site: str, uploads: Path) -> None:
+def test_tool_calling_agent_uses_each_default_tool(site: str, uploads: Path, private_hosts) -> None:
     calls = [
         ("python_interpreter", {"code": "x = 6 * 7\nprint('x is', x)"}),
         ("python_interpreter", {"code": "x + 1"}),
@@ -138,7 +144,7 @@ def test_tool_calling_agent_uses_each_default_tool(site: str, uploads: Path) -> 
     assert "should be string" in steps[10].error.message
 
 
-def test_code_agent_uses_each_default_tool(site: str, uploads: Path) -> None:
+def test_code_agent_uses_each_default_tool(site: str, uploads: Path, private_hosts) -> None:
     code = f"""
 page = visit_webpage(url="{site}/hello")
 print("page:", page.splitlines()[0])

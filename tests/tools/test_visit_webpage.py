@@ -77,6 +77,13 @@ class Handler(BaseHTTPRequestHandler):
             pass  # the client stopped reading, as it should
 
 
+@pytest.fixture(autouse=True)
+def private_hosts_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test server is on loopback, which the tool refuses unless the operator allows it
+    (tests/tools/test_visit_webpage_guard.py checks the refusal)."""
+    monkeypatch.setenv("SMOLUI_VISIT_PRIVATE_HOSTS", "1")
+
+
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -160,8 +167,8 @@ def test_bad_urls_are_readable_errors(url: str, message: str) -> None:
 
 
 def test_private_addresses_can_be_refused(server: str) -> None:
-    with pytest.raises(ToolExecutionError, match="private address"):
-        VisitWebpageTool(allow_private_addresses=False)(url=f"{server}/page")
+    with pytest.raises(ToolExecutionError, match="private network"):
+        VisitWebpageTool(allow_private=False)(url=f"{server}/page")
 
 
 def test_unreachable_host_is_readable() -> None:
