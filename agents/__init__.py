@@ -74,6 +74,9 @@ _LAZY = {
     "LlamaCppModel": "agents.models.llama_cpp",
     "model_from_spec": "agents.models.spec",
     "default_model": "agents.models.spec",
+    "ApprovalDecision": "agents.approval",
+    "ApprovalRequest": "agents.approval",
+    "console_approver": "agents.approval",
 }
 
 

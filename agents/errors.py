@@ -71,6 +71,11 @@ class AgentInterruptedError(AgentError):
     """The run was interrupted with `agent.interrupt()`."""
 
 
+class AgentStoppedError(AgentInterruptedError):
+    """A person asked to approve an action answered "stop": the run ends there, as if
+    interrupted (`agents.approval`)."""
+
+
 class AgentConfigError(ValueError):
     """A developer mistake in how an agent, model or tool is configured."""
 

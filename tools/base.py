@@ -70,6 +70,7 @@ class Tool:
     output_type: str = "any"
     output_schema: dict[str, Any] | None = None
     skip_forward_signature_validation: bool = False
+    requires_approval: bool = False  # held for a person's answer when an agent's approve= asks
     # False until `setup` ran; a class default too, for subclasses that skip `super().__init__`.
     is_initialized: bool = False
     # The file a loaded tool came from (see `tools.hub.tool_from_file`), to save it again.

@@ -2,7 +2,8 @@
 
 The arguments come from untrusted code, so they are decoded without pickle (plain data,
 images, reprs) and checked against the tool's declared inputs before the tool runs. With
-tracing on, each call runs in an `execute_tool {name}` span under the code's span.
+tracing on, each call runs in an `execute_tool {name}` span under the code's span. A call to
+a `HeldTool` waits for a person's answer first (`agents.executors.held_tools`).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from agents.executors.held_tools import HeldTool, ToolCallRefused, bind_arguments
 from agents.executors.values import decode_value, encode_value
 from agents.observability.tool_spans import ActiveSpan, traced_tool_call
 from tools.base import Tool, ToolArgumentError
@@ -22,6 +24,7 @@ def run_tool_call(
     message: dict[str, Any],
     image: Callable[[bytes], Any] | None = None,
     trace: ActiveSpan | None = None,
+    waited: Callable[[float], None] | None = None,
 ) -> dict[str, Any]:
     """Answer one `call` message from the worker with a `return` message.
 
@@ -32,6 +35,8 @@ def run_tool_call(
             which checks their size before decoding and raises when over the budget).
         trace: The code's span, captured where the code started (`active_span()`); None:
             the call is not traced.
+        waited: Told the seconds a held call waited for a person's answer (time that is
+            neither the code's nor the tool's).
     """
     name = message.get("name")
     tool = tools.get(name) if isinstance(name, str) else None
@@ -42,7 +47,14 @@ def run_tool_call(
         kwargs = decode_value(message.get("kwargs", {}), image=image)
         if not isinstance(args, list) or not isinstance(kwargs, dict):
             raise ToolArgumentError(f"Tool {name}: malformed call.")
+        if isinstance(tool, HeldTool):
+            held = tool.answer(args, kwargs)
+            if waited is not None:
+                waited(held.waited)
+            tool, args, kwargs = tool.tool, held.args, held.kwargs
         value = traced_call(trace, name, tool, args, kwargs)
+    except ToolCallRefused as refused:  # the person's words, as they are
+        return _failure(str(refused))
     except Exception as error:  # the tool's failure goes back to the code, like any exception
         return _failure(f"{type(error).__name__}: {error}")
     return {"t": "return", "ok": True, "value": encode_value(value, trusted=True)}
@@ -74,6 +86,8 @@ def named_arguments(tool: Any, args: list[Any], kwargs: dict[str, Any]) -> dict[
         args: Positional arguments.
         kwargs: Named arguments.
     """
+    if isinstance(tool, HeldTool):
+        tool = tool.tool
     names = list(tool.inputs) if isinstance(tool, Tool) else []
     named = dict(zip(names, args, strict=False))
     if len(args) > len(named):
@@ -91,18 +105,7 @@ def call_tool(tool: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
     """
     if not isinstance(tool, Tool):
         return tool(*args, **kwargs)
-    names = list(tool.inputs)
-    if len(args) > len(names):
-        raise ToolArgumentError(
-            f"Tool {tool.name} takes {len(names)} arguments, got {len(args)}. " + tool.usage()
-        )
-    bound = dict(zip(names, args, strict=False))
-    for key, value in kwargs.items():
-        if key in bound:
-            raise ToolArgumentError(f"Tool {tool.name} got argument '{key}' twice.")
-        bound[key] = value
-    tool.validate_arguments(bound)
-    return tool(**bound)
+    return tool(**bind_arguments(tool, args, kwargs))
 
 
 def _failure(text: str) -> dict[str, Any]:

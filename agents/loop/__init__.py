@@ -8,6 +8,9 @@ A model family's special needs plug in through one seam, `profile.ModelProfile`;
 no branch for any family. It names `agents.small_model` in one place only: `profile.choose_profile`
 asks it, when an agent is built, whether the bundled tiny model's profile applies.
 
-May import: agents.errors, agents.events, agents.executors, agents.memory, agents.models,
+Before it executes an action, the loop asks the agent's `agents.approval` gate (a no-op unless
+`approve=` holds something).
+
+May import: agents.approval, agents.errors, agents.events, agents.executors, agents.memory, agents.models,
 agents.observability, agents.persistence, agents.prompts, agents.small_model, tools.
 """

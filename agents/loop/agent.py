@@ -13,11 +13,14 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
+from agents.approval.gate import ApprovalGate
+from agents.approval.policy import ApprovalPolicy
 from agents.errors import (
     AgentConfigError,
     AgentError,
     AgentGenerationError,
     AgentInterruptedError,
+    AgentStoppedError,
 )
 from agents.events import AgentEvent
 from agents.loop import planning
@@ -45,7 +48,7 @@ from agents.models.protocol import AgentModel
 from agents.observability.console import ConsoleLogger, LogLevel
 from agents.observability.monitoring import AgentLogger
 from agents.observability.tracing import AgentTracing, default_tracer
-from agents.prompts import load_prompt_templates
+from agents.prompts import additional_args_note, load_prompt_templates
 
 if TYPE_CHECKING:
     from agents.executors.base import CodeExecutor
@@ -81,6 +84,8 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
         logger: Console logger (an `AgentLogger`); default one at `verbosity_level`.
         grammar: A decoding grammar sent with every model call (GBNF for llama.cpp); a
             backend that cannot use one raises `AgentConfigError`.
+        approve: What waits for a person's approval before it runs (`agents.approval.policy`).
+        approver: Answers each `ApprovalRequest` with an `ApprovalDecision`; it may block.
 
     The arguments, as given, stay in `config` (an `AgentConfig`, which checks them): what
     `clone` builds from.
@@ -111,6 +116,8 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
         instructions: str | None = None,
         logger: ConsoleLogger | None = None,
         grammar: Any = None,
+        approve: Any = "never",
+        approver: Callable | None = None,
     ):
         self.config = AgentConfig(
             tools=tools,
@@ -132,6 +139,8 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
             instructions=instructions,
             logger=logger,
             grammar=grammar,
+            approve=approve,
+            approver=approver,
         )
         self.model = model
         self.grammar = check_grammar(model, grammar)
@@ -156,6 +165,8 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
         self.step_number = 0
         self.task: str | None = None
         self._interrupt = threading.Event()
+        policy = ApprovalPolicy.parse(approve, [*self.tools, *self.managed_agents])
+        self.approval = ApprovalGate(policy, approver, self.tracing, self._interrupt.is_set)
         self._state_checkpoint: dict[str, Any] | None = None
         self._context_windows = {mode: context.ContextWindow(mode) for mode in (False, True)}
 
@@ -249,11 +260,7 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
         self._take_checkpoint()
         if additional_args:
             self.state.update(additional_args)
-            task += (
-                "\nYou have been given these additional arguments, available as variables "
-                f"in your code: {', '.join(sorted(additional_args))}.\n"
-                + "\n".join(f"{k}: {_preview(v)}" for k, v in additional_args.items())
-            )
+            task += additional_args_note(additional_args)
         self.memory.steps.append(TaskStep(task=task, task_images=list(images or []) or None))
         self._prepare_run(additional_args or {})
         self.logger.on_run_start(task, self.model)
@@ -290,7 +297,7 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
                         final, has_final = event.output, True
                         step.action_output, step.is_final_answer = event.output, True
                     yield event
-            except AgentGenerationError as error:
+            except (AgentGenerationError, AgentStoppedError) as error:  # these end the run
                 step.error = error
                 self._finish_step(step)
                 raise
@@ -424,8 +431,3 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
         """Release resources (executors, tools' workers); do not use the agent afterwards."""
         for tool in self.tools.values():
             tool.close()
-
-
-def _preview(value: Any, limit: int = 200) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."

@@ -182,7 +182,7 @@ class CodeAgent(MultiStepAgent):
 
     def _prepare_run(self, additional_args: dict[str, Any]) -> None:
         callables = {**self.tools, **self.managed_agents}
-        self.executor.send_tools(callables)
+        self.executor.send_tools(self.approval.held_tools(callables))
         if self.state:
             self.executor.send_variables(dict(self.state))
         self.warm_up()
@@ -224,8 +224,9 @@ class CodeAgent(MultiStepAgent):
         step.model_output_message = answer
         step.model_output = answer.text
         step.token_usage = proposal.token_usage
+        thought = _thought_before(answer.text, self.code_block_tags[0])
         if self.use_structured_outputs_internally:
-            _, code = extract_structured_code(answer.text)
+            thought, code = extract_structured_code(answer.text)
         else:
             if (
                 answer.text
@@ -237,18 +238,25 @@ class CodeAgent(MultiStepAgent):
             tried = proposal.tried
             code = tried.code if tried else extract_code(answer.text, *self.code_block_tags)
         repair = tried or self.profile.repair(code, self.task, tools)
-        code = step.code_action = repair.code
-        note = "\n".join(text for text in (proposal.note, repair.note) if text)
+        review = self.approval.review_code(step, repair.code, thought)
+        note = "\n".join(text for text in (proposal.note, repair.note, review.note) if text)
+        if review.code is None:  # skipped: the reason is the observation
+            step.observations = note
+            yield ActionOutput(output=None, is_final_answer=False)
+            return
+        code = step.code_action = review.code
         call = ToolCall(name="python_interpreter", arguments=code, id=f"call_{step.step_number}")
         step.tool_calls = [call]
         yield call
         try:
-            if self.managed_agents:
-                result = yield from drain_while(
-                    lambda: self.tracing.code_execution(self.executor, code), self.managed_agents
-                )
-            else:
-                result = self.tracing.code_execution(self.executor, code)
+            with self.approval.code_running(step, code, thought, self.executor.interrupt):
+                if self.managed_agents:
+                    result = yield from drain_while(
+                        lambda: self.tracing.code_execution(self.executor, code),
+                        self.managed_agents,
+                    )
+                else:
+                    result = self.tracing.code_execution(self.executor, code)
         except AgentExecutionError as error:
             logs = f"Execution logs:\n{error.logs}" if error.logs else None
             step.observations = with_note(note, logs)
@@ -265,9 +273,11 @@ class CodeAgent(MultiStepAgent):
 
     def _draft_trial(self, tools: list[str]) -> DraftTrial | None:
         """What the profile may use to try drafts of this step in the executor; None where
-        drafts may not be tried: structured outputs, or managed agents (a draft would run
-        a whole sub-agent)."""
+        drafts may not be tried: structured outputs, managed agents (a draft would run a
+        whole sub-agent), or approvals (a draft would run before anyone approved it)."""
         if self.use_structured_outputs_internally or self.managed_agents:
+            return None
+        if self.approval.policy.active:
             return None
         observations = [step.observations or "" for step in current_run(self.memory.steps)]
         return DraftTrial(
@@ -295,6 +305,12 @@ class CodeAgent(MultiStepAgent):
     def close(self) -> None:
         self.executor.close()
         super().close()
+
+
+def _thought_before(text: str | None, open_tag: str) -> str | None:
+    """What the model wrote before its code (for an approval request)."""
+    head = (text or "").split(open_tag, 1)[0].strip()
+    return head or None
 
 
 def _start_quietly(start: Any) -> None:

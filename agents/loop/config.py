@@ -46,6 +46,8 @@ class AgentConfig:
     instructions: str | None = None
     logger: ConsoleLogger | None = None
     grammar: Any = None
+    approve: Any = "never"
+    approver: Callable | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.model, AgentModel):

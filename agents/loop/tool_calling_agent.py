@@ -7,6 +7,7 @@ from collections.abc import Generator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from agents.approval.gate import SkippedCall
 from agents.errors import AgentToolCallError, AgentToolExecutionError
 from agents.events import AgentEvent
 from agents.executors.python_runner import is_pil_image
@@ -101,26 +102,31 @@ class ToolCallingAgent(MultiStepAgent):
     ) -> Generator[AgentEvent, None, None]:
         """Run the tool calls of a model message and record them in `memory_step`.
 
-        Yields each `ToolCall` before it runs, a `ToolOutput` per result, then the
+        Calls the agent's approval policy holds are asked about first, in order (a skipped
+        call's result is the reason; a stop ends the run before any call runs). Yields each
+        `ToolCall` (as it will run) before it runs, a `ToolOutput` per result, then the
         step's `ActionOutput`.
 
         Args:
             chat_message: The model's message, with `tool_calls` set.
             memory_step: The step that records the calls and observations.
         """
-        calls = [
+        proposed = [
             ToolCall(c.function.name, parse_arguments(c.function.arguments), c.id)
             for c in chat_message.tool_calls or []
         ]
+        thought = (chat_message.text or "").strip() or None
+        reviewed = self.approval.review_calls(memory_step, proposed, self.callables, thought)
+        calls = [r.call if isinstance(r, SkippedCall) else r for r in reviewed]
         memory_step.tool_calls = calls
         yield from calls
         if self.managed_agents and any(c.name in self.managed_agents for c in calls):
-            results = yield from drain_while(lambda: self._run_calls(calls), self.managed_agents)
+            results = yield from drain_while(lambda: self._run_calls(reviewed), self.managed_agents)
         else:
-            results = self._run_calls(calls)
+            results = self._run_calls(reviewed)
         yield from self._record(memory_step, calls, results)
 
-    def _run_calls(self, calls: list[ToolCall]) -> list[tuple[Any, Exception | None]]:
+    def _run_calls(self, calls: list[ToolCall | SkippedCall]) -> list[tuple[Any, Exception | None]]:
         if len(calls) == 1:
             return [self._safe_call(calls[0])]
         # Each call runs in its own copy of the caller's context (a context can be entered by
@@ -130,7 +136,9 @@ class ToolCallingAgent(MultiStepAgent):
             runs = [pool.submit(contextvars.copy_context().run, self._safe_call, c) for c in calls]
             return [run.result() for run in runs]
 
-    def _safe_call(self, call: ToolCall) -> tuple[Any, Exception | None]:
+    def _safe_call(self, call: ToolCall | SkippedCall) -> tuple[Any, Exception | None]:
+        if isinstance(call, SkippedCall):  # not run: the person's reason stands for its result
+            return call.observation, None
         try:
             return self.tracing.tool_call(
                 self.execute_tool_call, call.name, call.arguments, call.id

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from agents import errors
+from agents.memory.approvals import ApprovalRecord
 from agents.memory.steps import (
     ActionStep,
     FinalAnswerStep,
@@ -159,6 +160,7 @@ def _step_to_data(step: Any, images: ImageStore | None) -> dict[str, Any]:
 
 
 def _action_to_data(step: ActionStep, images: ImageStore | None) -> dict[str, Any]:
+    approvals = {"approvals": [r.dict() for r in step.approvals]} if step.approvals else {}
     return {
         "type": "ActionStep",
         "step_number": step.step_number,
@@ -176,6 +178,7 @@ def _action_to_data(step: ActionStep, images: ImageStore | None) -> dict[str, An
         "action_output": _plain(step.action_output),
         "token_usage": _usage_to_data(step.token_usage),
         "is_final_answer": step.is_final_answer,
+        **approvals,
     }
 
 
@@ -201,6 +204,7 @@ def _step_from_data(item: dict[str, Any], images: ImageStore | None) -> MemorySt
             action_output=item.get("action_output"),
             token_usage=_usage_from_data(item.get("token_usage")),
             is_final_answer=bool(item.get("is_final_answer")),
+            approvals=[ApprovalRecord.from_dict(r) for r in item.get("approvals") or []] or None,
         )
     if kind == "PlanningStep":
         return PlanningStep(

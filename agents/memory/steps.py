@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.errors import AgentError
+from agents.memory.approvals import ApprovalRecord
 from agents.memory.step_tracking import StepList, stamp_change
 from agents.models.messages import ChatMessage, MessageRole, TokenUsage
 
@@ -113,7 +114,8 @@ class TaskStep(MemoryStep):
 
 @dataclass
 class ActionStep(MemoryStep):
-    """One think-act-observe cycle."""
+    """One think-act-observe cycle; `approvals` holds a person's answers when the agent asked
+    before acting (`agents.approval`)."""
 
     step_number: int
     timing: Timing = field(default_factory=Timing)
@@ -128,6 +130,7 @@ class ActionStep(MemoryStep):
     action_output: Any = None
     token_usage: TokenUsage | None = None
     is_final_answer: bool = False
+    approvals: list[ApprovalRecord] | None = None
 
     def to_messages(self, summary_mode: bool = False) -> list[ChatMessage]:
         messages = []
@@ -157,6 +160,7 @@ class ActionStep(MemoryStep):
         return messages
 
     def dict(self) -> dict[str, Any]:
+        approvals = {"approvals": [r.dict() for r in self.approvals]} if self.approvals else {}
         return {
             "type": "ActionStep",
             "step_number": self.step_number,
@@ -171,6 +175,7 @@ class ActionStep(MemoryStep):
             "action_output": _plain(self.action_output),
             "token_usage": self.token_usage.dict() if self.token_usage else None,
             "is_final_answer": self.is_final_answer,
+            **approvals,
         }
 
 

@@ -59,6 +59,10 @@ class OtelSpan:
         detail = f"{type(error).__name__}: {error}"[:MAX_STATUS_CHARS]
         self.span.set_status(Status(StatusCode.ERROR, detail))
 
+    def add_event(self, name: str, attributes: Mapping[str, Any]) -> None:
+        """Add an event, stamped now, to the span."""
+        self.span.add_event(name, attributes=dict(attributes))
+
     def end(self) -> None:
         """End the span."""
         self.span.end()

@@ -47,6 +47,9 @@ class Span(Protocol):
     def record_error(self, error: BaseException) -> None:
         """Mark the span failed with this error."""
 
+    def add_event(self, name: str, attributes: Mapping[str, Any]) -> None:
+        """Record something that happened at one moment of the span (an approval answer)."""
+
     def end(self) -> None:
         """Close the span (it is exported then)."""
 
@@ -82,6 +85,9 @@ class NoopSpan:
 
     def record_error(self, error: BaseException) -> None:
         """Ignore the error."""
+
+    def add_event(self, name: str, attributes: Mapping[str, Any]) -> None:
+        """Ignore the event."""
 
     def end(self) -> None:
         """Nothing to close."""
@@ -355,6 +361,33 @@ class AgentTracing:
             arguments,
             call_id or "",
         )
+
+    def approval(self, record: Any, step_number: int) -> None:
+        """Record a person's answer to an approval request as a `smolui.approval` event on
+        the step's span. The reason and what was proposed or edited are recorded only when
+        content recording is on.
+
+        Args:
+            record: The `ApprovalRecord` kept on the step.
+            step_number: The step it belongs to.
+        """
+        if not self.tracer.enabled:
+            return
+        attributes: dict[str, Any] = {
+            "smolui.approval.kind": record.kind,
+            "smolui.approval.decision": record.decision,
+            "smolui.approval.waited_s": round(record.waited, 3),
+            "smolui.step.number": step_number,
+        }
+        if record.tool_name:
+            attributes["gen_ai.tool.name"] = record.tool_name
+        if self.tracer.record_content:
+            attributes["smolui.approval.proposed"] = clip(record.proposed)
+            if record.decision == "edit":
+                attributes["smolui.approval.ran"] = clip(record.ran)
+            if record.reason:
+                attributes["smolui.approval.reason"] = clip(record.reason)
+        self._parent().add_event("smolui.approval", attributes)
 
     def code_execution(self, executor: Callable[[str], Any], code: str) -> Any:
         """Run `executor(code)` in an `execute_tool python_interpreter` span, with its outcome

@@ -150,11 +150,31 @@ def render(template: str, **values: Any) -> str:
     return populate_template(template, values)
 
 
+def additional_args_note(additional_args: dict[str, Any], limit: int = 200) -> str:
+    """The text added to a task that comes with values (`run(additional_args=...)`).
+
+    Args:
+        additional_args: Name -> value, made available to the agent.
+        limit: Characters of each value's repr shown.
+    """
+
+    def preview(value: Any) -> str:
+        text = repr(value)
+        return text if len(text) <= limit else text[:limit] + "..."
+
+    return (
+        "\nYou have been given these additional arguments, available as variables "
+        f"in your code: {', '.join(sorted(additional_args))}.\n"
+        + "\n".join(f"{k}: {preview(v)}" for k, v in additional_args.items())
+    )
+
+
 __all__ = [
     "FinalAnswerPromptTemplate",
     "ManagedAgentPromptTemplate",
     "PlanningPromptTemplate",
     "PromptTemplates",
+    "additional_args_note",
     "load_prompt_templates",
     "populate_template",
     "render",

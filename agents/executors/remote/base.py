@@ -309,6 +309,7 @@ def shipped_sources(tools: dict[str, Any], names: Sequence[str]) -> dict[str, tu
     Raises:
         AgentConfigError: A name is not among the tools, or its tool is not self-contained.
     """
+    from agents.executors.held_tools import HeldTool
     from tools.base import ToolDefinitionError
     from tools.tool_source import plain_function_source
 
@@ -320,6 +321,11 @@ def shipped_sources(tools: dict[str, Any], names: Sequence[str]) -> dict[str, tu
         )
     shipped = {}
     for name in names:
+        if isinstance(tools[name], HeldTool):
+            raise AgentConfigError(
+                f"Tool {name} needs approval before it runs, so it runs on the host where its "
+                "calls can be held: leave it out of tools_in_kernel."
+            )
         try:
             shipped[name] = plain_function_source(tools[name])
         except ToolDefinitionError as error:

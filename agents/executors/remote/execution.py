@@ -66,12 +66,15 @@ class ExecutionRun:
         max_log_chars: Cap on logs.
         max_tool_seconds: Time spent in tools does not count against the deadline, up to
             this many seconds per execution.
+        take_waited: Seconds the last calls waited for a person's answer (held calls): they
+            move the deadline with no cap.
     """
 
     kernel: GatewayKernel
     serve_call: Callable[[dict[str, Any]], dict[str, Any]]
     max_log_chars: int
     max_tool_seconds: float = 300.0
+    take_waited: Callable[[], float] = lambda: 0.0
 
     def run(self, code: str, deadline: float, silent: bool = False) -> Outcome:
         """Execute `code` and wait for it. Raises ExecutionTimeout, KernelDied, GatewayClosed."""
@@ -108,9 +111,10 @@ class ExecutionRun:
             elif kind == "input_request":
                 started = time.monotonic()
                 self._answer_input(message)
-                spent = min(time.monotonic() - started, self.max_tool_seconds - tool_time)
+                waited = self.take_waited()
+                spent = min(time.monotonic() - started - waited, self.max_tool_seconds - tool_time)
                 tool_time += spent
-                deadline += spent
+                deadline += spent + waited
             else:
                 _collect(outcome, kind, message["content"])
         return outcome

@@ -30,6 +30,7 @@ class HostCalls:
         self.in_tool = False
         self.interrupt_pending = False
         self._final: tuple[bool, Any] = (False, None)
+        self._waited = 0.0  # seconds held calls waited for a person's answer, not yet taken
 
     def set_tools(self, tools: dict[str, Any]) -> None:
         """The tools code may call (`final_answer` is always served here).
@@ -49,6 +50,12 @@ class HostCalls:
         final, self._final = self._final, (False, None)
         return final
 
+    def take_waited(self) -> float:
+        """Seconds held calls waited for a person's answer since the last time asked: time
+        that counts against neither the code's deadline nor the tools' allowance."""
+        waited, self._waited = self._waited, 0.0
+        return waited
+
     def serve(self, request: dict[str, Any]) -> dict[str, Any]:
         """Answer one call from the kernel.
 
@@ -65,9 +72,12 @@ class HostCalls:
         self.in_tool = True
         try:
             # Served on the thread running the code, so the code's span is the active one.
-            reply = run_tool_call(self.tools, request, trace=active_span())
+            reply = run_tool_call(self.tools, request, trace=active_span(), waited=self._add_waited)
         finally:
             self.in_tool = False
         if self.interrupt_pending:
             self.interrupt_kernel()
         return reply
+
+    def _add_waited(self, seconds: float) -> None:
+        self._waited += seconds

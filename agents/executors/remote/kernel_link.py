@@ -73,7 +73,13 @@ class KernelLink:
         """
         if self.kernel is None:
             raise GatewayError("No kernel is running.")
-        run = ExecutionRun(self.kernel, self.calls.serve, self.max_log_chars, self.max_tool_seconds)
+        run = ExecutionRun(
+            self.kernel,
+            self.calls.serve,
+            self.max_log_chars,
+            self.max_tool_seconds,
+            self.calls.take_waited,
+        )
         return run.run(code, time.monotonic() + seconds, silent=silent)
 
     def bridge_call(self, code: str, silent: bool = True) -> Outcome | None:

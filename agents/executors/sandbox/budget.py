@@ -155,6 +155,11 @@ class StepClock:
         self.tool_seconds += granted
         self.deadline += granted
 
+    def waited_for_answer(self, seconds: float) -> None:
+        """Move the deadline by the time a held tool call waited for a person's answer: no
+        allowance caps it (the code was frozen, and a person may take minutes)."""
+        self.deadline += seconds
+
 
 def cut_text(value: Any, limit: int, what: str) -> str:
     """`value` as text of at most about `limit` characters, saying how much was cut.

@@ -168,21 +168,26 @@ class Execution:
         )
 
     def _serve_tool_call(self, channel: Channel, message: dict[str, Any]) -> None:
-        """Run a tool for the worker and answer; its time counts against the tool budget."""
+        """Run a tool for the worker and answer; its time counts against the tool budget
+        (a held call's wait for a person's answer does not)."""
         started = time.monotonic()
+        waits: list[float] = []
         self.stop.in_tool = True
         # Frozen while the tool runs: nothing watches the worker then (no disk, thread or
         # Stop checks), and a tool may take minutes. The caller waits for the reply anyway.
         self.worker.pause()
         try:
             self.budget.tool_call(channel.last_frame_bytes)
-            reply = run_tool_call(self.tools, message, self.budget.image, self.trace)
+            reply = run_tool_call(
+                self.tools, message, self.budget.image, self.trace, waited=waits.append
+            )
         except BudgetExceeded as error:
             reply = {"t": "return", "ok": False, "error": f"Refused by the sandbox: {error}."}
         finally:
             self.stop.in_tool = False
             self.worker.resume()
-        self.clock.spent_in_tools(time.monotonic() - started)
+        self.clock.waited_for_answer(sum(waits))
+        self.clock.spent_in_tools(time.monotonic() - started - sum(waits))
         reply["cid"] = message.get("cid")
         reply["id"] = message.get("id")
         # The code must read its reply soon: a reply it never reads would block the host.
