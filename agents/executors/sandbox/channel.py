@@ -40,6 +40,10 @@ class ChannelTimeout(TimeoutError):
     """No complete message arrived (or could be sent) before the deadline."""
 
 
+class MessageTooLarge(ValueError):
+    """A message this side would send is larger than the other side accepts; nothing was sent."""
+
+
 class ProtocolViolation(ValueError):
     """The other side sent something that is not a valid message."""
 
@@ -74,16 +78,24 @@ class Channel:
         self._buffer = bytearray()
         self.last_frame_bytes = 0  # size of the last message received
 
-    def send(self, message: dict[str, Any], deadline: float | None = None) -> None:
+    def send(
+        self, message: dict[str, Any], deadline: float | None = None, max_bytes: int | None = None
+    ) -> None:
         """Write one message; with a deadline, give up (ChannelTimeout) if the reader stalls.
 
         One write when the pipe has room (the usual case); the wait for room comes only
-        when it is full."""
+        when it is full. With `max_bytes` (what the reader accepts), a larger message raises
+        MessageTooLarge and nothing is written."""
         text = _ENCODER.encode(message)
         try:
             body = text.encode()
         except UnicodeEncodeError:  # e.g. a file name listed with surrogateescape
             body = text.encode("utf-8", "replace")
+        del text
+        if max_bytes is not None and len(body) > max_bytes:  # the reader would refuse it
+            raise MessageTooLarge(
+                f"{len(body) / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.0f} MB"
+            )
         view = memoryview(len(body).to_bytes(HEADER_BYTES, "big") + body)
         while view:
             try:

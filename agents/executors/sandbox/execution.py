@@ -15,9 +15,11 @@ from typing import Any
 
 from agents.executors.sandbox.budget import BudgetExceeded, StepBudget, StepClock
 from agents.executors.sandbox.channel import (
+    DEFAULT_MAX_MESSAGE_BYTES,
     Channel,
     ChannelClosed,
     ChannelTimeout,
+    MessageTooLarge,
     ProtocolViolation,
 )
 from agents.executors.sandbox.process import LOST, WorkerLost, WorkerProcess
@@ -110,34 +112,38 @@ class Execution:
         if channel is None:
             raise WorkerLost(f"The sandbox worker was closed. {LOST}.")
         self.stop.sent_at = None
-        stale = 0
         self.worker.resume()  # paused since its last request
         try:
-            channel.send({"t": "exec", "code": code, "id": ident}, self.clock.deadline)
-            while True:
-                message = self._next_message(channel)
-                self.budget.frame(channel.last_frame_bytes)  # stale ones were parsed too
-                if message.get("id") != ident:  # stale or forged: not for this request
-                    stale += 1
-                    if stale > _MAX_STALE_FRAMES:
-                        raise ProtocolViolation(f"more than {_MAX_STALE_FRAMES} stale frames")
-                    continue
-                if message["t"] == "result":
-                    return message
-                if message["t"] != "call":
-                    raise ProtocolViolation(f"unexpected message {message['t']!r}")
-                self._serve_tool_call(channel, message)
+            return self._exchange(channel, code, ident)
         except ChannelClosed:
-            reason = self.worker.exit_reason()
-            raise WorkerLost(f"The sandbox worker stopped: {reason}. {LOST}.") from None
+            lost = f"The sandbox worker stopped: {self.worker.exit_reason()}. {LOST}."
         except ChannelTimeout:
-            raise WorkerLost(
-                f"The code stopped reading from the sandbox channel. {LOST}."
-            ) from None
+            lost = f"The code stopped reading from the sandbox channel. {LOST}."
         except ProtocolViolation as error:
-            raise WorkerLost(f"The code broke the sandbox protocol ({error}). {LOST}.") from None
+            lost = f"The code broke the sandbox protocol ({error}). {LOST}."
         except BudgetExceeded as error:
-            raise WorkerLost(f"The code sent the host too much ({error}). {LOST}.") from None
+            lost = f"The code sent the host too much ({error}). {LOST}."
+        # Raised here, outside the handlers: the error keeps no context, so no traceback
+        # frame (a huge reply that could not be sent, say) outlives the step in its memory.
+        raise WorkerLost(lost)
+
+    def _exchange(self, channel: Channel, code: str, ident: int) -> dict[str, Any]:
+        """Send the code and serve its tool calls until its result frame arrives."""
+        stale = 0
+        channel.send({"t": "exec", "code": code, "id": ident}, self.clock.deadline)
+        while True:
+            message = self._next_message(channel)
+            self.budget.frame(channel.last_frame_bytes)  # stale ones were parsed too
+            if message.get("id") != ident:  # stale or forged: not for this request
+                stale += 1
+                if stale > _MAX_STALE_FRAMES:
+                    raise ProtocolViolation(f"more than {_MAX_STALE_FRAMES} stale frames")
+                continue
+            if message["t"] == "result":
+                return message
+            if message["t"] != "call":
+                raise ProtocolViolation(f"unexpected message {message['t']!r}")
+            self._serve_tool_call(channel, message)
 
     def _next_message(self, channel: Channel) -> dict[str, Any]:
         """Wait for the worker's next frame, watching the deadline, limits and Stop."""
@@ -191,6 +197,13 @@ class Execution:
         reply["cid"] = message.get("cid")
         reply["id"] = message.get("id")
         # The code must read its reply soon: a reply it never reads would block the host.
-        channel.send(reply, time.monotonic() + self.tool_reply_timeout)
+        deadline = time.monotonic() + self.tool_reply_timeout
+        try:
+            channel.send(reply, deadline, max_bytes=DEFAULT_MAX_MESSAGE_BYTES)  # the worker's
+        except MessageTooLarge as error:
+            del reply  # not kept while the short refusal goes out
+            refusal = f"The tool's answer was too large to hand to the code ({error})."
+            refused = {"t": "return", "ok": False, "error": refusal}
+            channel.send({**refused, "cid": message.get("cid"), "id": message.get("id")}, deadline)
         if self.stop.pending:
             self.stop.send(self.worker)
