@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -75,7 +76,10 @@ def with_session(url: str, key: str | None, use: Callable[[ClientSession], Await
             await session.initialize()
             return await use(session)
 
-    return anyio.run(run)
+    # In a thread of its own: a browser test's Playwright (sync API) keeps an event loop
+    # running in the main thread for the whole session, where anyio.run cannot start one.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(anyio.run, run).result()
 
 
 def call(url: str, key: str | None, tool: str, **arguments: Any) -> Any:
