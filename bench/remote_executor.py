@@ -1,7 +1,8 @@
 """Remote (Jupyter gateway) executor figures next to the local sandbox's: kernel start time,
-per-execution overhead, and a tool call's round trip, through a real Kernel Gateway on loopback.
+per-execution overhead, and a tool call's round trip, through a real Kernel Gateway on loopback,
+and (where podman is installed, as root) through the Docker executor's container.
 
-    python bench/remote_executor.py [--starts 3] [--runs 200]
+    python bench/remote_executor.py [--starts 3] [--runs 200] [--no-docker]
 
 Goal (issue 17): overhead < 5 ms per execution on loopback. "Overhead" is the wall time of
 running `pass` (nothing to do), so it is all transport: websocket frames, the kernel's
@@ -67,7 +68,7 @@ def start_times(make: Callable[[], Any], starts: int) -> list[float]:
 
 
 def measure(name: str, make: Callable[[], Any], starts: int, runs: int) -> dict[str, list[float]]:
-    figures = {"start": start_times(make, starts)}
+    figures = {"start": start_times(make, starts)}  # for docker: container + gateway + kernel
     executor = make()
     try:
         executor.send_tools({"echo": echo})
@@ -126,6 +127,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--starts", type=int, default=3)
     parser.add_argument("--runs", type=int, default=200)
+    parser.add_argument("--no-docker", action="store_true", help="skip the Docker executor")
     args = parser.parse_args()
     gateway = KernelGateway().start()
     try:
@@ -149,6 +151,42 @@ def main() -> None:
         f"\nremote per-execution overhead: {overhead:.2f} ms ({extra:+.2f} ms vs the sandbox); "
         f"goal < 5 ms: {'met' if overhead < 5 else 'NOT met'}"
     )
+    if not args.no_docker:
+        docker = measure_docker(args.starts, args.runs)
+        if docker is not None:
+            in_container = statistics.median(docker["pass"])
+            print(
+                f"docker per-execution overhead: {in_container:.2f} ms "
+                f"({in_container - overhead:+.2f} ms vs the gateway on loopback)"
+            )
+
+
+def measure_docker(starts: int, runs: int) -> dict[str, list[float]] | None:
+    """The Docker executor against podman's Docker API (its image built once, then cached)."""
+    from agents.executors.remote.docker import DockerExecutor
+    from tests.containers import BASE_IMAGE, PodmanService, ensure_base_image, missing_engine
+
+    reason = missing_engine()
+    if reason:
+        print(f"\ndocker: skipped ({reason})")
+        return None
+    ensure_base_image()
+    service = PodmanService().start()
+    cert = "/etc/ssl/certs/ca-certificates.crt"
+
+    def make() -> DockerExecutor:
+        return DockerExecutor(
+            base_image=BASE_IMAGE, pip_cert=cert if os.path.isfile(cert) else None,
+            docker_host=service.url, timeout=30,
+        )  # fmt: skip
+
+    try:
+        prepared = make()  # builds the kernel image if missing: not part of the start times
+        prepared.start()
+        prepared.close()
+        return measure("docker container (DockerExecutor, podman, no network)", make, starts, runs)
+    finally:
+        service.stop()
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Install everything smolui needs on a fresh Debian/Ubuntu machine (also used by CI and Docker).
 #   bash scripts/install.sh            # the app: Python packages (+ libseccomp for the sandbox)
-#   bash scripts/install.sh --tests    # the app and the tests: also Chromium (browser tests)
-#                                      # and PostgreSQL (conversation store tests)
+#   bash scripts/install.sh --tests    # the app and the tests: also Chromium (browser tests),
+#                                      # PostgreSQL (conversation store tests) and podman,
+#                                      # runc, debootstrap (container tests; not the app)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,12 +24,37 @@ fi
 if [ "$want_browser" = 1 ] && ! command -v npm >/dev/null; then
   apt_packages+=(npm)
 fi
+# The container tests (the Docker executor) run podman, which serves the Docker API, with runc;
+# base images come from Debian packages through debootstrap (no registry is reachable in CI).
+if [ "$want_browser" = 1 ]; then
+  for tool in podman runc debootstrap; do
+    command -v "$tool" >/dev/null || [ -x "/usr/sbin/$tool" ] || apt_packages+=("$tool")
+  done
+fi
 if [ "${#apt_packages[@]}" -gt 0 ]; then
   sudo_cmd=""
   [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
   echo "install: apt-get install ${apt_packages[*]}"
   $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${apt_packages[@]}"
+fi
+
+# podman on these kernels: no default ulimits (the runtime may not raise RLIMIT_NPROC/NOFILE)
+# and runc (crun refuses the hybrid cgroup v1/v2 layout). Written only when not already set.
+containers_conf=/etc/containers/containers.conf
+if [ "$want_browser" = 1 ] && ! { grep -qs '^default_ulimits = \[\]' "$containers_conf" \
+    && grep -qs '^runtime = "runc"' "$containers_conf"; }; then
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  if [ -s "$containers_conf" ]; then
+    echo "install: $containers_conf exists without default_ulimits = [] and runtime = \"runc\";" \
+      "add them by hand (README: Scaling code execution)" >&2
+  else
+    echo "install: writing $containers_conf (runc, no default ulimits)"
+    $sudo_cmd mkdir -p /etc/containers
+    printf '[containers]\ndefault_ulimits = []\n\n[engine]\nruntime = "runc"\n' \
+      | $sudo_cmd tee "$containers_conf" >/dev/null
+  fi
 fi
 
 # pip: skip the resolver when requirements.txt has not changed since the last good install.

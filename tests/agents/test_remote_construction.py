@@ -11,13 +11,7 @@ import pytest
 from agents import CodeAgent, ScriptedModel
 from agents.errors import AgentConfigError, AgentExecutionError
 from agents.executors import EXECUTOR_TYPES, create_executor
-from agents.executors.remote.docker import (
-    DEFAULT_IMAGE,
-    DOCKERFILE,
-    INTERNAL_NETWORK,
-    DockerExecutor,
-    container_spec,
-)
+from agents.executors.remote.docker import DOCKERFILE, DockerExecutor, container_spec
 from agents.executors.remote.jupyter import JupyterExecutor
 from agents.executors.remote.provisioned import GATEWAY_PORT
 
@@ -75,15 +69,15 @@ def test_the_container_spec_has_no_network_and_no_privileges():
     spec = container_spec("img:1", "secret", memory_mb=512, cpus=1.5, pids_limit=64)
     assert spec["image"] == "img:1" and spec["environment"] == {"KG_AUTH_TOKEN": "secret"}
     assert "secret" not in " ".join(spec["command"])  # not visible in `ps` or `docker ps`
-    assert spec["network"] == INTERNAL_NETWORK and "ports" not in spec
+    assert spec["network_mode"] == "none" and "ports" not in spec
     assert spec["cap_drop"] == ["ALL"] and "no-new-privileges" in spec["security_opt"]
     assert spec["read_only"] is True and spec["user"] == "kernel"
     assert spec["mem_limit"] == spec["memswap_limit"] == "512m"
     assert spec["nano_cpus"] == 1_500_000_000 and spec["pids_limit"] == 64
     assert "/home/kernel" in spec["tmpfs"]
-    assert f"--port={GATEWAY_PORT}" in spec["command"]
     opened = container_spec("img:1", "secret", network="bridge")
     assert opened["ports"] == {f"{GATEWAY_PORT}/tcp": ("127.0.0.1", None)}
+    assert f"--port={GATEWAY_PORT}" in opened["command"]
 
 
 def test_the_dockerfile_installs_the_gateway_and_drops_root():
@@ -105,7 +99,7 @@ def test_docker_without_an_engine_fails_the_step_clearly(monkeypatch):
     )
     try:
         assert isinstance(agent.executor, DockerExecutor)
-        assert agent.executor.image == DEFAULT_IMAGE
+        assert agent.executor.image is None  # the kernel image, built on first use
         assert agent.executor.spec["mem_limit"] == "256m"
         assert "not started" in agent.executor.isolation["level"]
         agent.run("go")
@@ -145,36 +139,3 @@ def test_missing_keys_say_where_to_put_them(monkeypatch, tmp_path):
     e2b = create_executor("e2b", timeout=5)
     assert e2b.api_key == "e2b_test" and "microVM" in e2b.isolation["level"]
     assert e2b.token and e2b.url == ""  # its own gateway token; no URL until provisioned
-
-
-@pytest.mark.skipif(not HAS_DOCKER_SDK, reason="pip install docker")
-def test_docker_makes_an_internal_network_and_reports_an_engine_refusal():
-    calls: list[tuple] = []
-
-    class Refusing:
-        """Stands in for an engine that has the image but refuses to run containers."""
-
-        def __init__(self) -> None:
-            self.images = self.networks = self.containers = self
-
-        def get(self, name):
-            return name
-
-        def list(self, names):
-            calls.append(("list", tuple(names)))
-            return []
-
-        def create(self, name, **options):
-            calls.append(("create", name, options))
-
-        def run(self, **spec):
-            calls.append(("run", spec["network"]))
-            raise RuntimeError("no space left on device")
-
-    executor = DockerExecutor(docker_client=Refusing(), timeout=5)
-    with pytest.raises(AgentExecutionError, match="no space left on device") as failed:
-        executor("1")
-    assert "docker kernel machine" in str(failed.value)
-    assert ("create", INTERNAL_NETWORK, {"driver": "bridge", "internal": True}) in calls
-    assert ("run", INTERNAL_NETWORK) in calls
-    executor.close()
