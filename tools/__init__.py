@@ -16,6 +16,8 @@ _LAZY = {
     "AgentImage": "tools.agent_types",
     "AgentText": "tools.agent_types",
     "base_tools": "tools.toolbox",
+    "app_tools": "tools.toolbox",
+    "ConvertUnitsTool": "tools.convert_units",
     "PythonInterpreterTool": "tools.python_interpreter",
     "WebSearchTool": "tools.web_search",
     "DuckDuckGoSearchTool": "tools.web_search",

@@ -42,9 +42,36 @@ def decode_text(data: bytes, name: str = "file", cut: bool = False) -> tuple[str
     except UnicodeDecodeError as exc:
         if cut and exc.start >= len(data) - 3 and exc.reason == "unexpected end of data":
             return data[: exc.start].decode("utf-8"), "utf-8"
-    encoding = _detect(data[:_DETECT_BYTES], name)
+    if _mostly_utf8(data):
+        return data.decode("utf-8", errors="replace"), "utf-8"
+    encoding = _detect(_TERMINAL_CODES.sub(b"", data[:_DETECT_BYTES]), name)
     codec = "cp1252" if encoding == "latin-1" else encoding  # the sample may have missed € or “
     return data.decode(codec, errors="replace"), encoding
+
+
+# Terminal control sequences (colours, cursor moves, window titles) and the other C0
+# controls a saved terminal session holds: noise to encoding detection, which would
+# otherwise take a colourful log for a binary file.
+_TERMINAL_CODES = re.compile(
+    rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]|[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]"
+)
+_UTF8_SEQUENCE = re.compile(rb"[\xc2-\xf4][\x80-\xbf]+")
+# A few bad bytes in UTF-8 text (a cut character, a stray byte a terminal printed) still
+# leave it UTF-8 text: at most this share of its bytes may be invalid.
+_UTF8_BAD_SHARE = 0.01
+
+
+def _mostly_utf8(data: bytes) -> bool:
+    """Whether the bytes are UTF-8 text with a few invalid bytes: they hold valid multi-byte
+    characters, and invalid bytes are rare (single-byte code pages never pass: their
+    accented letters are invalid UTF-8 one by one)."""
+    sample = data[:_DETECT_BYTES]
+    if not _UTF8_SEQUENCE.search(sample):
+        return False
+    text = sample.decode("utf-8", errors="replace")
+    valid = sum(1 for char in text if ord(char) > 0x7F and char != "\ufffd")
+    bad = text.count("\ufffd")
+    return valid >= bad and bad <= max(2, len(sample) * _UTF8_BAD_SHARE)
 
 
 def _detect(data: bytes, name: str) -> str:

@@ -1,4 +1,5 @@
-"""The default toolbox that `add_base_tools=True` gives an agent."""
+"""The default tools: the toolbox that `add_base_tools=True` gives an agent, and the tools
+the app gives every conversation's agent, whatever its model."""
 
 from __future__ import annotations
 
@@ -40,3 +41,16 @@ def base_tools(
 
         toolbox += document_tools(documents_dir)
     return toolbox
+
+
+def app_tools(documents_dir: str | os.PathLike[str]) -> list[Tool]:
+    """The tools the app gives every agent, whatever its model: `convert_units` and the
+    document tools of its conversation's upload folder (`--tools` adds others).
+
+    Args:
+        documents_dir: The conversation's upload folder.
+    """
+    from tools.convert_units import ConvertUnitsTool
+    from tools.documents import document_tools
+
+    return [ConvertUnitsTool(), *document_tools(documents_dir)]

@@ -259,6 +259,7 @@ class ApprovalGate:
 
     def _ask(self, request: ApprovalRequest) -> ApprovalDecision:
         """The approver's answer, checked (a wrong one is the developer's mistake)."""
+        # the user's callable: a function has a name, a callable object may not
         name = getattr(self.approver, "__name__", type(self.approver).__name__)
         try:
             decision = self.approver(request)  # type: ignore[misc]

@@ -212,6 +212,7 @@ def _label(value: Any) -> Any:
 def _full_cell(pandas: Any, value: Any) -> Any:
     """A cell as a JSON-safe scalar, uncut: numbers stay numbers, missing is None, times
     as ISO text, anything else as its text (the host casts each column back to its dtype)."""
+    # numpy's scalars (a foreign type) have `item`
     item = value.item() if type(value).__module__ == "numpy" and hasattr(value, "item") else value
     if item is None or type(item) in (bool, str):
         return item

@@ -15,9 +15,13 @@ SPEC_FORMS = """valid model strings:
                                  hf:Qwen/Qwen2.5-Coder-32B-Instruct or hf:MODEL_ID@together
   litellm:MODEL_ID[@API_BASE]    any LiteLLM provider, e.g. litellm:anthropic/claude-3-5-sonnet-latest
                                  or litellm:ollama_chat/llama3.2@http://localhost:11434
-  ollama:MODEL                   Ollama at OLLAMA_HOST (default http://localhost:11434), e.g. ollama:llama3.2
+  ollama:MODEL[@URL]             Ollama at OLLAMA_HOST (default http://localhost:11434), e.g.
+                                 ollama:qwen2.5-coder:7b
   openai:MODEL_ID[@API_BASE]     OpenAI or any OpenAI-compatible server, e.g. openai:gpt-4o-mini
                                  or openai:my-model@http://127.0.0.1:8080/v1
+  openai-local:MODEL[@URL]       a local OpenAI-compatible server (llama-server, LM Studio, vLLM):
+                                 the first on 127.0.0.1 ports 8080, 1234, 8000 (or
+                                 SMOLUI_LOCAL_SERVER_PORTS) that lists MODEL, or the one at URL
   azure:DEPLOYMENT               Azure OpenAI (AZURE_OPENAI_ENDPOINT, AZURE_OPENAI_API_KEY, OPENAI_API_VERSION)
   transformers:MODEL_ID_OR_PATH  local weights, e.g. transformers:HuggingFaceTB/SmolLM2-360M-Instruct,
                                  a folder, or a .gguf file path
@@ -123,6 +127,27 @@ def _openai(rest: str, kwargs: dict[str, Any]) -> Model:
     return OpenAIServerModel(name, **kwargs)
 
 
+def _openai_local(rest: str, kwargs: dict[str, Any]) -> Model:
+    from agents.models import local_servers
+    from agents.models.openai_server import OpenAIServerModel
+
+    name, url = _split_url(rest)
+    if url is None:
+        try:
+            ports = local_servers.parse_ports(os.environ.get(local_servers.PORTS_VARIABLE, ""))
+        except ValueError as error:
+            raise AgentConfigError(f"{local_servers.PORTS_VARIABLE}: {error}") from None
+        url = local_servers.openai_server_for(name, ports)
+        if url is None:
+            where = ", ".join(str(port) for port in ports)
+            raise AgentConfigError(
+                f"No OpenAI-compatible server on 127.0.0.1 (ports {where}) lists the model "
+                f"{name!r}. Start one, or give its address: "
+                f"openai-local:{name}@http://127.0.0.1:PORT/v1"
+            )
+    return OpenAIServerModel(name, api_base=url, **kwargs)
+
+
 def _azure(rest: str, kwargs: dict[str, Any]) -> Model:
     from agents.models.openai_server import AzureOpenAIServerModel
 
@@ -157,6 +182,7 @@ _BUILDERS = {
     "litellm": _litellm,
     "ollama": _ollama,
     "openai": _openai,
+    "openai-local": _openai_local,
     "azure": _azure,
     "transformers": _transformers,
     "llamacpp": _llamacpp,

@@ -13,12 +13,12 @@ from smolui.auth.keys import ApiKeys
 LOCAL_OWNER = "api:local"  # owns the conversations of key-less loopback callers
 KEY_NEEDED = (
     "An API key is needed: send 'Authorization: Bearer <key>' "
-    "(python -m smolui.api.keys add USER makes one)."
+    "(python -m smolui.auth.keys add USER makes one)."
 )
 BAD_KEY = "This API key is not valid (unknown or revoked)."
 LOOPBACK_ONLY = (
     "Without sign-in and without API keys, the API answers callers on this machine only; "
-    "make a key with python -m smolui.api.keys add USER."
+    "make a key with python -m smolui.auth.keys add USER."
 )
 
 

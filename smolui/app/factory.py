@@ -18,7 +18,7 @@ from typing import Any
 from agents.errors import AgentConfigError
 from agents.loop.agent import MultiStepAgent
 from smolui.sessions import AgentLender, SessionCapacityError
-from smolui.sessions.model_choice import model_offered
+from smolui.sessions.model_choice import model_choices, model_offered
 
 logger = logging.getLogger(__name__)
 
@@ -132,9 +132,12 @@ class AgentFactory:
 
     The model is shared (loaded once, in the background); a scripted model is built per
     conversation so each replays its own script. A conversation may pick another of
-    `settings.models`: each gets its own loader, started when first picked. Every agent gets
-    the document tools for its conversation's upload folder, which its sandbox may read, and
-    the tools of the configured MCP servers (`settings.mcp_servers`, connected on first use).
+    `settings.models`, or with `settings.find_local_servers` a model that a server on this
+    machine offers (looked for in the background from here on): each gets its own loader,
+    started when first picked. Every agent gets the app's default tools
+    (`tools.toolbox.app_tools`: unit conversion and the document tools for its
+    conversation's upload folder, which its sandbox may read), and the tools of the
+    configured MCP servers (`settings.mcp_servers`, connected on first use).
 
     Args:
         settings: The app settings.
@@ -151,12 +154,31 @@ class AgentFactory:
         resolve_tools(settings.tools)  # fail at start-up, not at the first message
         # A malformed server list fails at start-up too; the servers connect on first use.
         self.mcp_tools = _configured_mcp_tools(settings.mcp_servers)
+        self.local_models = _local_model_search(settings)
+
+    def model_choices(self) -> list[tuple[str, str]]:
+        """The model picker's (label, value) pairs now: the default model, `settings.models`,
+        then the models found on local servers so far."""
+        found = self.local_models.found if self.local_models is not None else ()
+        found_pairs = [(model.label, model.spec) for model in found]
+        return model_choices(self.settings.model, self.settings.models, found_pairs)
+
+    def offers(self, spec: str) -> bool:
+        """Whether a conversation may run the model `spec`: the default model, one of
+        `settings.models`, or one found on a local server.
+
+        Args:
+            spec: A model spec (e.g. stored with a conversation).
+        """
+        found = self.local_models.found if self.local_models is not None else ()
+        specs = {model.spec for model in found}
+        return model_offered(spec, self.settings.model, self.settings.models, specs)
 
     def loader_for(self, spec: str | None) -> Any:
         """The loader of `spec` (the default model's for None), made on first use.
 
         Args:
-            spec: A model spec from `settings.models`, or None.
+            spec: A model spec from `settings.models` or found on a local server, or None.
 
         Raises:
             AgentConfigError: A spec the app was not configured with.
@@ -170,11 +192,13 @@ class AgentFactory:
             return self._loaders[spec]
 
     def _picked(self, spec: str | None) -> str | None:
-        """`spec` when it is another of `settings.models`, None for the default model."""
+        """`spec` when it is another model this app offers, None for the default model."""
         if spec is None or spec == (self.settings.model or "local"):
             return None
-        if not model_offered(spec, self.settings.model, self.settings.models):
-            raise AgentConfigError(f"Model {spec!r} is not one of this app's --models.")
+        if not self.offers(spec):
+            raise AgentConfigError(
+                f"Model {spec!r} is not one of this app's --models, nor found on a local server."
+            )
         return spec
 
     def _model(self, spec: str | None = None) -> Any:
@@ -187,11 +211,11 @@ class AgentFactory:
 
     def __call__(self, upload_dir: Path, model: str | None = None) -> MultiStepAgent:
         from agents.observability.console import LogLevel
-        from tools.documents import document_tools
+        from tools.toolbox import app_tools
 
         upload_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         settings = self.settings
-        tools = resolve_tools(settings.tools) + document_tools(upload_dir)
+        tools = resolve_tools(settings.tools) + app_tools(upload_dir)
         if self.mcp_tools is not None:
             tools += self.mcp_tools.tools(reserved={"final_answer", *(t.name for t in tools)})
         common = dict(
@@ -233,6 +257,18 @@ def _configured_mcp_tools(source: str) -> Any:
     from tools.mcp_config import ConfiguredTools, load_servers
 
     return ConfiguredTools(load_servers(source))
+
+
+def _local_model_search(settings: Any) -> Any:
+    """A started `LocalModelSearch` when the settings ask for one, else None."""
+    wanted = settings.find_local_servers
+    if wanted is None:  # unless told, look only with the default offline model
+        wanted = (settings.model or "local") == "local"
+    if not wanted:
+        return None
+    from agents.models.local_servers import LocalModelSearch, parse_ports
+
+    return LocalModelSearch(parse_ports(settings.local_server_ports)).start()
 
 
 def _model_loader(spec: str) -> Any:

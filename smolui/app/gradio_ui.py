@@ -104,7 +104,6 @@ class GradioUI(GradioUIApiMixin):
     def handler_config(self) -> Any:
         """What the chat handlers need from the app's settings (a `HandlerConfig`)."""
         from smolui.handlers.chat import HandlerConfig
-        from smolui.sessions.model_choice import model_offered
         from smolui.uploads import UploadPolicy
 
         policy = UploadPolicy(max_file_bytes=int(self.settings.max_file_size_mb * MB))
@@ -115,20 +114,30 @@ class GradioUI(GradioUIApiMixin):
             executor_type=self.settings.executor,
             model_label=self.model_label,
             reset_agent_memory=self.reset_agent_memory,
-            model_available=functools.partial(
-                model_offered, default=self.settings.model, models=self.settings.models
-            ),
+            model_available=self._model_offered(),
         )
 
-    def _model_choices(self) -> list[tuple[str, str]]:
-        """The model picker's choices: `settings.models` when the app builds its own agents
-        (an `AgentFactory`); none for an agent or factory a script passed in."""
+    def _model_offered(self) -> Callable[[str], bool]:
+        """Whether a conversation may run a model spec: the app's factory says (models found
+        on local servers included); otherwise the default model or one of `settings.models`."""
         from smolui.app.factory import AgentFactory
-        from smolui.sessions.model_choice import model_choices
+        from smolui.sessions.model_choice import model_offered
 
-        if not isinstance(self.factory, AgentFactory) or not self.settings.models:
+        if isinstance(self.factory, AgentFactory):
+            return self.factory.offers
+        return functools.partial(
+            model_offered, default=self.settings.model, models=self.settings.models
+        )
+
+    def _model_choices(self) -> list[tuple[str, str]] | Callable[[], list[tuple[str, str]]]:
+        """The model picker's choices when the app builds its own agents (an `AgentFactory`):
+        its function, asked on each page load (models found on local servers join the
+        default and `settings.models`); none for an agent or factory a script passed in."""
+        from smolui.app.factory import AgentFactory
+
+        if not isinstance(self.factory, AgentFactory):
             return []
-        return model_choices(self.settings.model, self.settings.models)
+        return self.factory.model_choices
 
     def create_app(self) -> Any:
         """Build the Blocks app (not launched). Returns the `gr.Blocks`."""
@@ -138,6 +147,7 @@ class GradioUI(GradioUIApiMixin):
         from smolui.handlers.conversations import ConversationHandlers
         from smolui.observability.health import store_check
         from smolui.observability.metrics import AppMetrics
+        from smolui.render.panel import capability_line
         from smolui.turns.admission import build_admission
         from smolui.turns.limits import Limits
         from smolui.ui.layout import build_layout
@@ -180,6 +190,7 @@ class GradioUI(GradioUIApiMixin):
             sign_in_button=sign_in.add_button,
             models=self._model_choices(),
             events=events,  # wired inside the Blocks: gradio builds its config once
+            model_line=lambda: capability_line(self.model_label()),
         )
         self.registry.start_sweeper()
         self.demo = layout.demo

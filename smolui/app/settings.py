@@ -56,6 +56,10 @@ class Settings:
         admins: User names that may see everyone's usage.
         trust_proxy: Take the client's address from `X-Forwarded-For` (behind a proxy such
             as a Space's), for the per-address limits of anonymous visitors.
+        trusted_proxies: How many proxies in front of the app append to `X-Forwarded-For`
+            with `trust_proxy` (1 on a Space); the client is that many entries from the right.
+        require_sign_in: Only signed-in visitors may call the model: None (when a sign-in
+            mode is set), True, or False (in `hf` mode, visitors who did not sign in chat too).
         turns_per_hour: Turns each user may start per hour (0: no limit).
         turns_per_day: Turns each user may start per day (0: no limit).
         tokens_per_day: Model tokens each user may use per day (0: no limit).
@@ -66,6 +70,12 @@ class Settings:
         mcp: Also serve the agent as MCP tools at `/gradio_api/mcp/` (streamable HTTP).
         mcp_servers: MCP servers whose tools every agent gets: a YAML/JSON file's path, or
             the JSON itself ("": none; see `tools.mcp_config`).
+        find_local_servers: Look for model servers on loopback (Ollama, llama-server, LM
+            Studio, vLLM) at start and offer their models in the picker: True, False, or None
+            to look only with the default model (`settings_from_args` makes it False when a
+            model is given, by flag or environment).
+        local_server_ports: The loopback ports to look on, comma-separated ("": the usual ones,
+            `agents.models.local_servers.USUAL_PORTS`).
     """
 
     model: str = "local"
@@ -98,6 +108,8 @@ class Settings:
     users: str | None = field(default=None, repr=False)  # may hold password hashes
     admins: tuple[str, ...] = ()
     trust_proxy: bool = False
+    trusted_proxies: int = 1
+    require_sign_in: bool | None = None
     turns_per_hour: int = 0
     turns_per_day: int = 0
     tokens_per_day: int = 0
@@ -106,6 +118,8 @@ class Settings:
     queue_size: int = 16
     mcp: bool = False
     mcp_servers: str = field(default="", repr=False)  # inline JSON may name secrets' variables
+    find_local_servers: bool | None = None
+    local_server_ports: str = ""
 
     def with_changes(self, **changes: Any) -> Settings:
         """A copy with some fields changed.
@@ -155,8 +169,12 @@ _FLAGS: dict[str, tuple[str, str]] = {
     "upload_mb_per_day": ("SMOLUI_UPLOAD_MB_PER_DAY", "MB each user may upload per day (0: no limit)"),
     "user_concurrency": ("SMOLUI_USER_CONCURRENCY", "turns one user may run at once (0: no limit)"),
     "queue_size": ("SMOLUI_QUEUE_SIZE", "turns that may wait for a free slot when all are busy"),
+    "trusted_proxies": ("SMOLUI_TRUSTED_PROXIES", "with --trust-proxy: how many proxies append "
+                        "to X-Forwarded-For (the client is that many entries from the right)"),
     "mcp_servers": ("SMOLUI_MCP_SERVERS", "MCP servers whose tools every agent gets: a tools.yaml "
                     "(or .json) path, or the JSON itself (see README, 'Other ways in')"),
+    "local_server_ports": ("SMOLUI_LOCAL_SERVER_PORTS", "loopback ports where --find-local-servers "
+                           "looks for model servers (default: 11434,8080,1234,8000)"),
 }  # fmt: skip
 
 _BOOL_FLAGS: dict[str, tuple[str, str]] = {
@@ -166,8 +184,13 @@ _BOOL_FLAGS: dict[str, tuple[str, str]] = {
                     "(None: on for tiny models such as the offline SmolLM2)"),
     "trust_proxy": ("SMOLUI_TRUST_PROXY", "take client addresses from X-Forwarded-For (behind a "
                     "proxy, e.g. on a Space)"),
+    "require_sign_in": ("SMOLUI_REQUIRE_SIGN_IN", "only signed-in visitors may call the model "
+                        "(None: when SMOLUI_AUTH is set; 0 with hf: anyone, limited per address)"),
     "mcp": ("SMOLUI_MCP", "also serve the agent as MCP tools at /gradio_api/mcp/ (streamable "
             "HTTP; same API keys and limits as /v1)"),
+    "find_local_servers": ("SMOLUI_FIND_LOCAL_SERVERS", "offer the models of Ollama and "
+                           "OpenAI-compatible servers found on loopback in the model picker "
+                           "(None: when no --model / SMOLUI_MODEL is given)"),
 }  # fmt: skip
 
 
@@ -255,6 +278,9 @@ def settings_from_args(
         if not sep or not user or not password:
             parser.error("--auth: expected 'user:password'")
         values["auth"] = (user, password)
+    if "model" in values:
+        # A model given means the operator chose: nothing is looked for on this machine.
+        values.setdefault("find_local_servers", False)
     settings = Settings(**values)
     problem = validate(settings)
     if problem:
@@ -266,7 +292,7 @@ def _convert(name: str, raw: Any, default: Any) -> Any:
     if isinstance(raw, bool):
         return raw
     text = str(raw).strip()
-    if isinstance(default, bool) or name == "small_model":
+    if isinstance(default, bool) or name in _BOOL_FLAGS:
         if text.lower() in ("1", "true", "yes", "on"):
             return True
         if text.lower() in ("0", "false", "no", "off"):
@@ -296,6 +322,12 @@ def validate(settings: Settings) -> str | None:
         problem = spec_problem(spec)
         if problem:
             return f"--models: {problem} (`python app.py --help` lists the valid forms)"
+    from agents.models.local_servers import parse_ports
+
+    try:
+        parse_ports(settings.local_server_ports)
+    except ValueError as error:
+        return f"--local-server-ports: {error}"
     if settings.agent_type not in ("code", "tool_calling"):
         return f"agent type must be 'code' or 'tool_calling', not {settings.agent_type!r}"
     from agents.executors import EXECUTOR_TYPES
@@ -339,6 +371,7 @@ def _limits_problem(settings: Settings) -> str | None:
         "upload_mb_per_day": settings.upload_mb_per_day,
         "user_concurrency": settings.user_concurrency,
         "queue_size": settings.queue_size,
+        "trusted_proxies": settings.trusted_proxies,
     }
     for name, value in limits.items():
         if value < 0:

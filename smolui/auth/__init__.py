@@ -3,7 +3,10 @@
 `SignIn` is built once from the settings; every event handler asks it who the request comes
 from (`identify`), and the conversations of a signed-in user belong to that user.
 
-May import: nothing else of smolui or agents.
+API keys for the other ways in live in `keys`; its command line (`python -m smolui.auth.keys`)
+opens the conversation database, the one import of the store here.
+
+May import: smolui.store.
 """
 
 from smolui.auth.config import AUTH_MODES, AuthConfig, AuthSetupError

@@ -22,12 +22,16 @@ class AuthConfig:
         users: `SMOLUI_USERS`: a file of `name:bcrypt-hash` lines, or the lines themselves.
         single_user: One (name, password) pair, the old `--auth user:password`.
         admins: User names that may see everyone's usage.
+        require: Whether only signed-in visitors may call the model: None (the default)
+            when a sign-in mode is set; False lets visitors who did not sign in chat too (in
+            `hf` mode), limited per address; True needs a sign-in mode.
     """
 
     mode: str = "none"
     users: str | None = field(default=None, repr=False)
     single_user: tuple[str, str] | None = field(default=None, repr=False)
     admins: tuple[str, ...] = ()
+    require: bool | None = None
 
     @classmethod
     def from_settings(cls, settings: Any) -> AuthConfig:
@@ -40,7 +44,11 @@ class AuthConfig:
         if mode == "none" and settings.auth is not None:
             mode = "password"  # `--auth user:password` alone still asks for that password
         return cls(
-            mode=mode, users=settings.users, single_user=settings.auth, admins=settings.admins
+            mode=mode,
+            users=settings.users,
+            single_user=settings.auth,
+            admins=settings.admins,
+            require=settings.require_sign_in,
         )
 
     def problem(self) -> str | None:
@@ -54,4 +62,9 @@ class AuthConfig:
             )
         if self.mode != "password" and self.users:
             return f"SMOLUI_USERS is set but the sign-in mode is {self.mode!r}; use 'password'"
+        if self.require and self.mode == "none":
+            return (
+                "SMOLUI_REQUIRE_SIGN_IN=1 needs a way to sign in: set SMOLUI_AUTH to 'password' "
+                "or 'hf'"
+            )
         return None

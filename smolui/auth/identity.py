@@ -11,7 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from starlette.datastructures import Headers
+
 ANONYMOUS = "anonymous"
+MAX_ADDRESS_CHARS = 64  # an IPv6 address with a zone fits; a longer entry is not an address
 
 
 @dataclass(frozen=True)
@@ -77,21 +80,45 @@ def signed_in_owner(state: Any) -> str | None:
     return None
 
 
-def client_address(request: Any, trust_forwarded: bool = False) -> str | None:
+def client_address(request: Any, trusted_proxies: int = 0) -> str | None:
     """The client's IP address.
 
     Args:
-        request: A `gr.Request` (or None).
-        trust_forwarded: Believe the first `X-Forwarded-For` address (set it only behind a
-            proxy that writes that header, such as a Hugging Face Space's).
+        request: A `gr.Request` or a Starlette request (or None).
+        trusted_proxies: How many proxies in front of the app append to `X-Forwarded-For`
+            (0: the header is not believed; 1 behind a Hugging Face Space's proxy). The
+            client is the entry that many places from the right: entries further left were
+            written by the client itself and prove nothing.
     """
     if request is None:
         return None
-    if trust_forwarded:
-        headers = getattr(request, "headers", None) or {}  # gr.Request: none outside HTTP
-        forwarded = str(dict(headers).get("x-forwarded-for") or "").split(",")[0].strip()
-        if forwarded:
-            return forwarded
     client = getattr(request, "client", None)  # gr.Request: none outside HTTP
     host = getattr(client, "host", None) if client is not None else None  # starlette Address
-    return str(host) if host else None
+    peer = str(host) if host else None
+    if not trusted_proxies:
+        return peer
+    headers = getattr(request, "headers", None) or {}  # gr.Request: none outside HTTP
+    if isinstance(headers, Headers):
+        values = headers.getlist("x-forwarded-for")
+    else:  # a plain mapping (a test double)
+        values = [str(headers.get("x-forwarded-for") or "")]
+    return forwarded_client(values, peer, int(trusted_proxies))
+
+
+def forwarded_client(values: list[str], peer: str | None, trusted_proxies: int) -> str | None:
+    """The client address that `trusted_proxies` proxies recorded in `X-Forwarded-For`.
+
+    Args:
+        values: The header's values, in the order received (several headers are one list).
+        peer: The address of the connection (the nearest proxy).
+        trusted_proxies: How many proxies append to the header (at least 1).
+
+    Returns:
+        The entry `trusted_proxies` places from the right; the peer when the list is shorter
+        (then the header did not come through that many proxies and cannot be believed).
+    """
+    entries = [entry.strip() for value in values for entry in value.split(",")]
+    entries = [entry for entry in entries if entry]
+    if trusted_proxies < 1 or len(entries) < trusted_proxies:
+        return peer
+    return entries[-trusted_proxies][:MAX_ADDRESS_CHARS]

@@ -3,14 +3,24 @@
 A key opens the app's other ways in (`/v1`, the MCP server) as its user, who then owns the
 conversations those calls make, as if signed in. A key is 256 random bits, so a plain digest
 is enough to keep it at rest (no slow hash is needed against guessing). Where the digests
-live is the caller's choice (`KeyRows`: the conversation database in the app); the command
-line is `python -m smolui.api.keys` (it opens that database).
+live is the caller's choice (`KeyRows`: the conversation database in the app).
+
+The command line opens that database (`SMOLUI_DATABASE_URL`, else `smolui.db` in
+`SMOLUI_DATA_DIR`, default `./data`; or `--database-url` / `--data-dir`)::
+
+    python -m smolui.auth.keys add alice      # prints the new key as its last line
+    python -m smolui.auth.keys list
+    python -m smolui.auth.keys revoke smolui-AbCdEfG
 """
 
 from __future__ import annotations
 
+import argparse
 import hashlib
+import os
 import secrets
+import sys
+from collections.abc import Sequence
 from typing import Protocol
 
 KEY_PREFIX = "smolui-"
@@ -100,3 +110,59 @@ class ApiKeys:
     def any_active(self) -> bool:
         """True when at least one key works (then every call needs one)."""
         return self.rows.any_active()
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m smolui.auth.keys", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    parser.add_argument("--data-dir", default=os.environ.get("SMOLUI_DATA_DIR") or "data")
+    parser.add_argument("--database-url", default=os.environ.get("SMOLUI_DATABASE_URL"))
+    commands = parser.add_subparsers(dest="command", required=True)
+    add = commands.add_parser("add", help="make a key for USER and print it")
+    add.add_argument("user", help="the user name, as they sign in (e.g. alice)")
+    commands.add_parser("list", help="list keys (their prefixes, never the keys)")
+    revoke = commands.add_parser("revoke", help="revoke the key with this prefix")
+    revoke.add_argument("prefix", help="the key's prefix as `list` shows it")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code.
+
+    Args:
+        argv: The arguments (default: `sys.argv[1:]`).
+    """
+    from smolui.store import StoreUnavailableError, open_store
+    from smolui.store.api_keys import StoreKeyRows
+
+    args = _parser().parse_args(argv)
+    try:
+        store = open_store(args.data_dir, args.database_url)
+    except StoreUnavailableError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    try:
+        rows = StoreKeyRows(store.engine)
+        if args.command == "add":
+            try:
+                key = ApiKeys(rows).add(args.user)
+            except ValueError as error:
+                print(f"error: {error}", file=sys.stderr)
+                return 2
+            print(f"API key for {args.user} (shown once; only its digest is kept):")
+            print(key)
+        elif args.command == "list":
+            for info in rows.list():
+                state = f"revoked {info.revoked:%Y-%m-%d}" if info.revoked else "active"
+                print(f"{info.prefix}  {info.user}  made {info.created:%Y-%m-%d}  {state}")
+        else:
+            count = rows.revoke(args.prefix)
+            print(f"revoked {count} key(s)")
+            return 0 if count else 1
+        return 0
+    finally:
+        store.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -22,13 +22,14 @@ logger = logging.getLogger(__name__)
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
 _HASH_PREFIXES = ("$2a$", "$2b$", "$2y$")
 MAX_PASSWORD_BYTES = 72  # bcrypt ignores bytes beyond 72; refuse them instead of truncating
+DEFAULT_ROUNDS = 12
 
 
 class PasswordFileError(ValueError):
     """The users file (or SMOLUI_USERS) cannot be used; the message says which line and why."""
 
 
-def hash_password(password: str, rounds: int = 12) -> str:
+def hash_password(password: str, rounds: int = DEFAULT_ROUNDS) -> str:
     """A bcrypt hash of `password`, for a users file line.
 
     Args:
@@ -47,6 +48,10 @@ def hash_password(password: str, rounds: int = 12) -> str:
 class PasswordBook:
     """Users and their bcrypt hashes; `check` answers whether a name and password match.
 
+    Every check costs one bcrypt of the users' cost, whatever the name: an unknown name (or a
+    plain-password user, or an over-long password) is checked against a decoy hash of that
+    same cost, so the login's timing does not tell which names exist.
+
     Args:
         hashes: User name -> bcrypt hash.
         plain: User name -> plain password (the single `--auth user:password` of old setups;
@@ -56,9 +61,8 @@ class PasswordBook:
     def __init__(self, hashes: Mapping[str, str], plain: Mapping[str, str] | None = None):
         self._hashes = {name: value.encode() for name, value in hashes.items()}
         self._plain = dict(plain or {})
-        # Unknown names are checked against this, so a wrong name costs as long as a wrong
-        # password and the login's timing does not tell which names exist.
-        self._decoy = bcrypt.hashpw(b"decoy", bcrypt.gensalt(4))
+        self.rounds = _users_rounds(self._hashes.values())
+        self._decoy = bcrypt.hashpw(b"decoy", bcrypt.gensalt(self.rounds))
 
     @property
     def names(self) -> list[str]:
@@ -86,12 +90,11 @@ class PasswordBook:
             password: The password typed.
         """
         data = password.encode()
-        if name in self._plain:
-            return hmac.compare_digest(data, self._plain[name].encode())
         stored = self._hashes.get(name)
         if stored is None or len(data) > MAX_PASSWORD_BYTES:
-            bcrypt.checkpw(data[:MAX_PASSWORD_BYTES], self._decoy)
-            return False
+            bcrypt.checkpw(data[:MAX_PASSWORD_BYTES], self._decoy)  # the same cost, no answer
+            plain = self._plain.get(name)
+            return plain is not None and hmac.compare_digest(data, plain.encode())
         return bcrypt.checkpw(data, stored)
 
     async def acheck(self, name: str, password: str) -> bool:
@@ -142,6 +145,24 @@ class PasswordBook:
                 raise PasswordFileError(f"{where}: user {name!r} appears twice")
             hashes[name] = value
         return cls(hashes)
+
+
+def hash_rounds(value: bytes) -> int:
+    """The cost factor written in a bcrypt hash (`$2b$12$...` -> 12).
+
+    Args:
+        value: The hash.
+    """
+    return int(value[4:6])
+
+
+def _users_rounds(hashes: Iterable[bytes]) -> int:
+    """The cost the decoy must have: the users' (their highest, if they differ)."""
+    rounds = {hash_rounds(value) for value in hashes}
+    if len(rounds) > 1:
+        # A user whose hash is cheaper than the decoy answers faster than an unknown name.
+        logger.warning("users' bcrypt costs differ (%s): re-hash them at one cost", sorted(rounds))
+    return max(rounds, default=DEFAULT_ROUNDS)
 
 
 def load_users(spec: str) -> PasswordBook:

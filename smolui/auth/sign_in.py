@@ -11,6 +11,7 @@ from smolui.auth import hf
 from smolui.auth.config import AuthConfig, AuthSetupError
 from smolui.auth.identity import ANONYMOUS, Identity, client_address
 from smolui.auth.passwords import PasswordBook, PasswordFileError, load_users
+from smolui.auth.throttle import LoginGuard, LoginLimits, LoginThrottle
 
 logger = logging.getLogger(__name__)
 
@@ -24,7 +25,9 @@ class SignIn:
     Args:
         config: The sign-in settings.
         environ: The environment (for `hf`: is this a Space with OAuth?); default `os.environ`.
-        trust_forwarded: Take the client's address from `X-Forwarded-For` (behind a proxy).
+        trusted_proxies: How many proxies in front of the app append to `X-Forwarded-For`
+            (0: take the connection's address; see `identity.client_address`).
+        login_limits: What password sign-in attempts may cost (default `LoginLimits()`).
 
     Raises:
         AuthSetupError: The configuration cannot work (no users, an unreadable users file,
@@ -35,16 +38,19 @@ class SignIn:
         self,
         config: AuthConfig,
         environ: Mapping[str, str] | None = None,
-        trust_forwarded: bool = False,
+        trusted_proxies: int = 0,
+        login_limits: LoginLimits | None = None,
     ):
         problem = config.problem()
         if problem:
             raise AuthSetupError(problem)
         self.config = config
-        self.trust_forwarded = trust_forwarded
+        self.trusted_proxies = int(trusted_proxies)
         self.book: PasswordBook | None = None
+        self.throttle: LoginThrottle | None = None
         if config.mode == "password":
             self.book = _password_book(config)
+            self.throttle = LoginThrottle(login_limits)
         elif config.mode == "hf":
             hf.check_oauth_environment(os.environ if environ is None else environ)
 
@@ -54,15 +60,30 @@ class SignIn:
         return self.config.mode
 
     @property
+    def trust_forwarded(self) -> int:
+        """How many proxies' `X-Forwarded-For` entries to read (the API passes it on)."""
+        return self.trusted_proxies
+
+    @property
     def required(self) -> bool:
-        """True when only signed-in users may chat."""
+        """True when only signed-in users may chat (and call the model any other way)."""
+        if self.config.require is not None:
+            return self.config.require
         return self.mode != "none"
 
     def launch_options(self) -> dict[str, Any]:
-        """Options for `launch` / `gr.mount_gradio_app`: the login page in password mode."""
-        if self.book is None:
+        """Options for `launch` / `gr.mount_gradio_app`: in password mode the login page, its
+        check, and the throttle in front of it (middleware of gradio's own app)."""
+        if self.book is None or self.throttle is None:
             return {}
-        return {"auth": self.book.acheck, "auth_message": LOGIN_MESSAGE}
+        from starlette.middleware import Middleware
+
+        guard = Middleware(LoginGuard, throttle=self.throttle, trusted_proxies=self.trusted_proxies)
+        return {
+            "auth": self.book.acheck,
+            "auth_message": LOGIN_MESSAGE,
+            "app_kwargs": {"middleware": [guard]},
+        }
 
     def add_button(self) -> Any:
         """Put the "Sign in with Hugging Face" button on the page in `hf` mode (call inside the
@@ -76,7 +97,7 @@ class SignIn:
             request: The `gr.Request` (its `username` is set after a password sign-in).
             profile: The `gr.OAuthProfile` gradio injects after a Hugging Face sign-in.
         """
-        client = client_address(request, self.trust_forwarded)
+        client = client_address(request, self.trusted_proxies)
         name, provider = None, ANONYMOUS
         if self.mode == "password":
             name = request.username if request is not None else None

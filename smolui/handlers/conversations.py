@@ -232,10 +232,23 @@ class ConversationHandlers:
             session.owner = owner
         if model and target is None:  # a conversation with history keeps its own model
             session.use_model(model)
-        session.prepare()
+        if not self._warm_elsewhere(owner, session):
+            session.prepare()
         state = {"owner": owner, "current": session.id}
         # Chats saved before step images were lifted show them too (`step_images`).
         return session.id, lift_step_images(chat) + notes, state, self.choices(owner)
+
+    def _warm_elsewhere(self, owner: str, session: Any) -> bool:
+        """Whether another live conversation of `owner` holds a prepared agent no turn used
+        yet: one unused sandbox worker per owner, so repeated page opens or "New chat"
+        clicks do not start a worker each (this one's first turn builds its own)."""
+        return any(
+            other is not session
+            and other.owner == owner
+            and other.has_agent
+            and not other.has_history
+            for other in self.registry.sessions()
+        )
 
     def _session(self, target: str | None, page: str | None) -> tuple[Any, list[Message]]:
         """Open `target` (None: a new conversation); a damaged one gives a new one and a note."""

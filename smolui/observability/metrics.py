@@ -128,6 +128,10 @@ class AppMetrics:
         return float(len(self._live()))
 
     def _running_turns(self) -> float:
+        # A busy conversation may still be waiting in the queue: the queue's running slots
+        # are the turns that run. Without a queue every busy conversation runs.
+        if self._queue is not None:
+            return float(self._queue.running)
         return float(sum(1 for session in self._live() if session.busy))
 
     def _queue_length(self) -> float:

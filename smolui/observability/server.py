@@ -12,6 +12,7 @@ import threading
 import time
 from typing import Any
 
+from smolui.observability.hardening import SecurityHeaders, close_cors
 from smolui.observability.health import ReadinessCheck, liveness, readiness
 
 logger = logging.getLogger(__name__)
@@ -46,7 +47,8 @@ def build_app(
     routes: list[Any] | None = None,
     **options: Any,
 ) -> Any:
-    """A FastAPI app serving the health routes, `/metrics`, and the gradio Blocks at `/`.
+    """A FastAPI app serving the health routes, `/metrics`, and the gradio Blocks at `/`, with
+    CORS closed to other origins and the security headers of `hardening` on every answer.
 
     Args:
         demo: The `gr.Blocks` (queued).
@@ -78,6 +80,8 @@ def build_app(
 
     for router in routes or []:
         app.include_router(router)
+    close_cors(app)
+    app.add_middleware(SecurityHeaders)
     # Routes match in order: the ones above come before gradio's mount at "/".
     return gr.mount_gradio_app(app, demo, path="/", **options)
 

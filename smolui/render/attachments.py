@@ -10,9 +10,10 @@ import os
 from typing import Any
 
 from smolui.render.messages import Message, render_notice
-from smolui.uploads.describe import details
-from smolui.uploads.ingest import IngestResult, RefusedFile
+from smolui.uploads.describe import details, human_size
+from smolui.uploads.ingest import IngestResult, RefusedFile, check_upload
 from smolui.uploads.names import display_name
+from smolui.uploads.policy import UploadPolicy
 
 ATTACHED_ICON = "✓"
 REFUSED_ICON = "✕"
@@ -35,6 +36,42 @@ def attachment_notes(result: IngestResult) -> list[Message]:
         line = f"Could not attach {refused.display_name}: {refused.reason}."
         notes.append(render_notice(line, REFUSED_ICON))
     return notes
+
+
+def attachment_checks(files: list[Any], policy: UploadPolicy) -> list[dict[str, Any]]:
+    """What the page shows on each file just put in the message box, before it is sent:
+    its name, type and size, and why it will be refused (None when it passes the checks
+    that `smolui.uploads.ingest` makes on a file's name, size and first bytes).
+
+    Args:
+        files: The message box's files (paths, or gradio's file dicts), in the box's order.
+        policy: The upload limits.
+    """
+    checks = []
+    for file in files or []:
+        path, original = _path_and_name(file)
+        try:
+            size = os.path.getsize(path)
+        except OSError:
+            size = 0
+        extension = os.path.splitext(original)[1].lstrip(".").upper() or "file"
+        checks.append(
+            {
+                "name": display_name(original),
+                "type": extension,
+                "size": human_size(size),
+                "refused": check_upload(original, path, policy),
+            }
+        )
+    return checks
+
+
+def _path_and_name(file: Any) -> tuple[str, str]:
+    """A box file's server path and original name (a path string or a file dict)."""
+    if isinstance(file, dict):
+        path = str(file.get("path") or "")
+        return path, str(file.get("orig_name") or os.path.basename(path))
+    return str(file), os.path.basename(str(file))
 
 
 def refused_chip(name: str, reason: str) -> str:

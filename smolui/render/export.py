@@ -1,9 +1,16 @@
-"""Export a conversation (the chat history as the page holds it) as Markdown or JSON."""
+"""Export a conversation (the chat history as the page holds it) as Markdown or JSON.
+
+The Markdown stands alone: the agent's images are embedded (data URIs), and the server's
+own paths (its upload and media folders, in code and logs) become bare file names.
+"""
 
 from __future__ import annotations
 
+import base64
 import json
+import mimetypes
 import os
+import re
 import tempfile
 import time
 from pathlib import Path
@@ -12,6 +19,21 @@ from typing import Any
 from smolui.render.durations import format_duration
 
 Message = dict[str, Any]
+
+# Larger images are named, not embedded: the export stays a file a mail can carry.
+MAX_EMBEDDED_BYTES = 5 * 1024 * 1024
+# An absolute path of two or more parts, not inside a URL or a longer word ("a/b", "http://").
+_SERVER_PATH = re.compile(r"(?<![\w:/.~-])/(?:[\w.+@-]+/)+([\w.+@-]+)")
+
+
+def without_server_paths(text: str) -> str:
+    """`text` with every absolute file path reduced to its file name, so an export does not
+    tell where the server keeps files (`/srv/data/uploads/3f2a…/sales.csv` -> `sales.csv`).
+
+    Args:
+        text: Markdown text (code, logs, answers).
+    """
+    return _SERVER_PATH.sub(r"\1", text)
 
 
 def content_parts(content: Any) -> list[tuple[str, str]]:
@@ -71,7 +93,7 @@ def to_markdown(history: list[Message], title: str = "Conversation", model: str 
 
 def _message_markdown(message: Message, children: dict[str, list[Message]]) -> list[str]:
     meta = _meta(message)
-    body = [_part_markdown(kind, value) for kind, value in content_parts(message.get("content"))]
+    body = _body_markdown(message.get("content"))
     body = [text for text in body if text.strip()]
     title = meta.get("title")
     if not title:
@@ -88,8 +110,41 @@ def _message_markdown(message: Message, children: dict[str, list[Message]]) -> l
     return [f"<details><summary>{summary}</summary>", "", *inner, "</details>", ""]
 
 
-def _part_markdown(kind: str, value: str) -> str:
-    return f"Attached file: `{value}`" if kind == "file" else value
+def _body_markdown(content: Any) -> list[str]:
+    """A message's content as Markdown lines: text without server paths, images embedded,
+    other files named."""
+    if isinstance(content, (list, tuple)):
+        return [line for block in content for line in _body_markdown(block)]
+    image = _embedded_image(content)
+    if image is not None:
+        return [image]
+    return [
+        f"Attached file: `{value}`" if kind == "file" else without_server_paths(value)
+        for kind, value in content_parts(content)
+    ]
+
+
+def _embedded_image(content: Any) -> str | None:
+    """An image file in a message as Markdown with a data URI, or None (not an image, not
+    readable, or too large to embed)."""
+    if not isinstance(content, dict):
+        return None
+    file = content.get("file") if isinstance(content.get("file"), dict) else content
+    path = file.get("path") or (file.get("value") or {}).get("path")
+    if not path:
+        return None
+    mime = file.get("mime_type") or mimetypes.guess_type(str(path))[0] or ""
+    if not str(mime).startswith("image/"):
+        return None
+    try:
+        if os.path.getsize(path) > MAX_EMBEDDED_BYTES:
+            return None
+        data = Path(path).read_bytes()
+    except OSError:
+        return None
+    name = str(file.get("orig_name") or os.path.basename(str(path)))
+    encoded = base64.b64encode(data).decode("ascii")
+    return f"![{name}](data:{mime};base64,{encoded})"
 
 
 def to_json(history: list[Message], model: str = "") -> str:
@@ -102,9 +157,10 @@ def to_json(history: list[Message], model: str = "") -> str:
     messages = []
     for message in history:
         parts = content_parts(message.get("content"))
+        text = "\n".join(value for kind, value in parts if kind == "text")
         entry: dict[str, Any] = {
             "role": message.get("role"),
-            "text": "\n".join(value for kind, value in parts if kind == "text"),
+            "text": without_server_paths(text),
             "files": [value for kind, value in parts if kind == "file"],
         }
         meta = {k: v for k, v in _meta(message).items() if v not in (None, "")}

@@ -1,4 +1,6 @@
-"""The side panel's text: model, sandbox isolation, limits and the conversation's files."""
+"""The side panel's text: what the model can do, the turn's state and the conversation's files
+for everyone; the model's name, sandbox isolation and limits folded under "About this server"
+for the curious and for operators."""
 
 from __future__ import annotations
 
@@ -12,6 +14,9 @@ from smolui.uploads.describe import human_size
 RUNNING = "answering (Stop or Esc ends it)"
 IDLE = "ready"
 HOW_TO_CHANGE_MODEL = "Change it with `--model` or `SMOLUI_MODEL` (see `python app.py --help`)."
+DEMO_LINE = "Demo mode: canned answers"
+TINY_LINE = "Tiny offline model: simple tasks; connect a real model for more"
+ABOUT_SERVER = "About this server"
 TINY_MODEL_NOTE = (
     "This offline model is tiny: simple sums, strings and dates only. For real work, run "
     "`python app.py --model hf:Qwen/Qwen2.5-Coder-32B-Instruct` with an `HF_TOKEN`."
@@ -23,6 +28,37 @@ _PLANNED = {
     "sandbox": "isolated worker process",
     "local": "none: code runs inside the app's own process (trusted models only)",
 }
+
+
+def is_demo_model(model_label: str) -> bool:
+    """Whether the model is the scripted demo (canned answers, no real model).
+
+    Args:
+        model_label: The model's id or label ("scripted:demo", ...).
+    """
+    return model_label.startswith("scripted")
+
+
+def is_tiny_model(model_label: str) -> bool:
+    """Whether the model is the bundled tiny offline model (or another tiny one).
+
+    Args:
+        model_label: The model's id or label.
+    """
+    return is_small_model_id(model_label) or model_label.startswith("local")
+
+
+def capability_line(model_label: str) -> str:
+    """One plain line on what the model can do, for someone who has never seen the app.
+
+    Args:
+        model_label: The model's id or label.
+    """
+    if is_demo_model(model_label):
+        return DEMO_LINE
+    if is_tiny_model(model_label):
+        return TINY_LINE
+    return f"Model: {model_label}"
 
 
 def isolation_label(agent: MultiStepAgent | None, executor_type: str, running: bool = False) -> str:
@@ -143,18 +179,26 @@ def side_panel(
         steps: int | str = max_steps
     else:
         steps = agent.max_steps if agent is not None else "?"
-    tiny = is_small_model_id(model_label) or model_label.startswith("local")
+    tiny = is_tiny_model(model_label)
+    where = f"**{_where_title(executor_type)}:** {isolation_label(agent, executor_type, running)}"
+    # `<details>` with blank lines around its Markdown: the folded part still renders it.
     return "\n".join(
         [
-            f"**Model:** `{model_label}`  ",
-            f"<sub>{TINY_MODEL_NOTE if tiny else HOW_TO_CHANGE_MODEL}</sub>",
-            "",
-            f"**{_where_title(executor_type)}:** {isolation_label(agent, executor_type, running)}  ",
-            f"**Max steps per message:** {steps}  ",
+            f"**{capability_line(model_label)}**  ",
             f"**Now:** {RUNNING if running else IDLE}",
             "",
             "**Files in this conversation**",
             "",
             files_table(files, reading),
+            "",
+            f"<details><summary>{ABOUT_SERVER}</summary>",
+            "",
+            f"**Model:** `{model_label}`  ",
+            f"{TINY_MODEL_NOTE if tiny else HOW_TO_CHANGE_MODEL}",
+            "",
+            f"{where}  ",
+            f"**Max steps per message:** {steps}",
+            "",
+            "</details>",
         ]
     )

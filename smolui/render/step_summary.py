@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from agents.errors import AgentMaxStepsError
+from agents.loop.repair import strip_note
 from agents.memory.steps import ActionStep
 
 # Text glyphs (Dingbats / Geometric Shapes / Misc Symbols without the emoji selector).
@@ -41,12 +42,14 @@ def plural(count: int, noun: str) -> str:
 
 def clean_observations(text: str | None) -> str:
     """The step's observations without the protocol noise the model needs but a reader does
-    not: the "Execution logs:" header (the block's title says it) and a `None` last output.
+    not: the notes to the model before them (a repair's, a small model's drafts: they stay
+    in the agent's memory and the logs), the "Execution logs:" header (the block's title
+    says it) and a `None` last output.
 
     Args:
         text: `ActionStep.observations`.
     """
-    text = (text or "").strip()
+    text = strip_note((text or "").strip()).strip()
     text = _NONE_OUTPUT.sub("", text)
     return _LOGS_HEADER.sub("", text, count=1).strip()
 
@@ -57,7 +60,7 @@ def printed_lines(observations: str | None) -> int:
     Args:
         observations: `ActionStep.observations`.
     """
-    text = (observations or "").strip()
+    text = strip_note((observations or "").strip()).strip()
     if not text.startswith("Execution logs:"):
         return 0
     logs = _LOGS_HEADER.sub("", text, count=1).split("Last output from code snippet:")[0]

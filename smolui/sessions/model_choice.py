@@ -1,9 +1,10 @@
-"""Which model a new conversation is built with: the default one or one of `--models`."""
+"""Which model a new conversation is built with: the default one, one of `--models`, or one
+that a model server on this machine offers (found at start)."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -15,27 +16,44 @@ logger = logging.getLogger(__name__)
 DEFAULT_CHOICE = ""
 
 
-def model_choices(default: str, models: tuple[str, ...] | list[str]) -> list[tuple[str, str]]:
-    """The picker's (label, value) pairs: the default model first, then the other specs.
+def model_choices(
+    default: str,
+    models: tuple[str, ...] | list[str],
+    found: Sequence[tuple[str, str]] = (),
+) -> list[tuple[str, str]]:
+    """The picker's (label, value) pairs: the default model first, then the other specs, then
+    the models found on local servers.
 
     Args:
         default: The app's default model spec (`settings.model`).
         models: The specs a visitor may pick (`settings.models`).
+        found: (label, spec) of each model a local server offers, e.g.
+            ("qwen2.5-coder:7b (Ollama)", "ollama:qwen2.5-coder:7b@http://127.0.0.1:11434").
     """
     choices = [(f"{default} (default)", DEFAULT_CHOICE)]
     choices += [(spec, spec) for spec in dict.fromkeys(models) if spec != default]
+    listed = {default, *models}
+    by_spec = {spec: label for label, spec in found if spec not in listed}
+    choices += [(label, spec) for spec, label in by_spec.items()]
     return choices
 
 
-def model_offered(spec: str, default: str | None, models: tuple[str, ...] | list[str]) -> bool:
-    """Whether this app runs the model `spec` now: its default model or one of `--models`.
+def model_offered(
+    spec: str,
+    default: str | None,
+    models: tuple[str, ...] | list[str],
+    found: Collection[str] = (),
+) -> bool:
+    """Whether this app runs the model `spec` now: its default model, one of `--models`, or
+    one a local server offers.
 
     Args:
         spec: A model spec stored with a conversation.
         default: The app's default model spec (`settings.model`; None: "local").
         models: The specs a visitor may pick (`settings.models`).
+        found: The specs of the models found on local servers.
     """
-    return spec == (default or "local") or spec in models
+    return spec == (default or "local") or spec in models or spec in found
 
 
 def unavailable_model_notice(spec: str, default_label: str) -> str:

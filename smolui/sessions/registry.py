@@ -6,6 +6,15 @@ period instead of evicting at once; idle conversations and those beyond a cap ar
 too. Eviction closes the agent's executor and deletes the conversation's upload folder; with a
 conversation store attached (`resume`, `keep_files`), eviction keeps the files and an id that is
 not live is brought back from the store under the same id (see `smolui.conversations.keeper`).
+
+An evicted conversation with nothing to remember yet (no turn ran) is not in the store, so the
+registry remembers its id, owner, folder and model (a bounded list): it comes back under the same
+id and owner, and its first turn is saved like any other.
+
+Who makes room past the cap: a conversation with a running turn never; then, least recently used
+first within each group, (1) conversations whose agent holds nothing (no turn yet, or not built),
+(2) those of an owner with several live conversations, (3) an owner's only one. So a flood of
+page opens or "New chat" clicks evicts its own conversations before an active visitor's agent.
 """
 
 from __future__ import annotations
@@ -16,6 +25,7 @@ import secrets
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +35,8 @@ from agents.loop.agent import MultiStepAgent
 from smolui.sessions.session import Session, is_conversation_id, new_conversation_id
 
 logger = logging.getLogger(__name__)
+
+RELEASED_KEPT = 4096  # evicted conversations with no turn yet whose id and owner are remembered
 
 
 class ConversationUnavailableError(RuntimeError):
@@ -78,6 +90,15 @@ class Resumed:
     model: str | None = None
 
 
+@dataclass(frozen=True)
+class _Released:
+    """What an evicted conversation with no turn yet needs to come back as itself."""
+
+    owner: str
+    folder: str
+    model: str | None
+
+
 class SessionRegistry:
     """Live conversations, keyed by conversation id. Thread-safe.
 
@@ -88,8 +109,8 @@ class SessionRegistry:
         upload_root: Parent of the per-conversation upload folders.
         idle_s: Evict a conversation unused for this long.
         grace_s: After the last page of a conversation closes, keep it this long.
-        max_sessions: Most conversations alive at once; beyond it the least recently used
-            idle one is evicted.
+        max_sessions: Most conversations alive at once; beyond it one is evicted in the
+            order the module docstring gives (never one with a running turn).
         clock: Monotonic clock, injectable for tests.
         media_root: Parent of the per-conversation media folders (None: no media folder).
         resume: Looks up a conversation that is not live (evicted, restarted, another
@@ -118,6 +139,7 @@ class SessionRegistry:
         self.max_sessions = max_sessions
         self.clock = clock
         self._sessions: dict[str, Session] = {}
+        self._released: OrderedDict[str, _Released] = OrderedDict()
         self._lock = threading.Lock()
         self._sweeper: threading.Thread | None = None
         self._stop_sweeper = threading.Event()
@@ -169,12 +191,14 @@ class SessionRegistry:
             session = self._sessions.get(conversation_id) if valid else None
             if session is None:
                 evicted = self._make_room()
-                session = self._new_session(conversation_id if resumed else None, resumed)
+                released = self._released.pop(conversation_id, None) if valid else None
+                back = resumed is not None or released is not None
+                session = self._new_session(conversation_id if back else None, resumed, released)
             session.closing_at = None
             session.touch()
             if page:
                 session.pages.add(page)
-        self._close(evicted, "over the session cap")
+        self._close(evicted, "over the session cap", remember=True)
         return session
 
     def page_closed(self, page: str) -> None:
@@ -211,7 +235,7 @@ class SessionRegistry:
             expired = [s for s in self._sessions.values() if self._expired(s, now)]
             for session in expired:
                 del self._sessions[session.id]
-        self._close(expired, "idle or closed")
+        self._close(expired, "idle or closed", remember=True)
         return [s.id for s in expired]
 
     def _expired(self, session: Session, now: float) -> bool:
@@ -250,14 +274,22 @@ class SessionRegistry:
         self._sweeper.start()
 
     def _new_session(
-        self, conversation_id: str | None = None, resumed: Resumed | None = None
+        self,
+        conversation_id: str | None = None,
+        resumed: Resumed | None = None,
+        released: _Released | None = None,
     ) -> Session:
         if conversation_id is None:
             conversation_id = new_conversation_id()
             while conversation_id in self._sessions:  # 128 bits: never, but cheap to be sure
                 conversation_id = new_conversation_id()
         # The folder name is not the id: paths reach the model and the page, the id must not.
-        folder_name = resumed.folder if resumed else secrets.token_hex(8)
+        if resumed is not None:
+            folder_name = resumed.folder
+        elif released is not None:
+            folder_name = released.folder
+        else:
+            folder_name = secrets.token_hex(8)
         session = Session(
             conversation_id,
             folder_name,
@@ -272,13 +304,22 @@ class SessionRegistry:
             session.files, session.resume_note = list(resumed.files), resumed.note
             session.saved_files = len(session.files)
             session.model = resumed.model
+        elif released is not None:  # nothing to restore: it had no turn
+            session.owner, session.model = released.owner, released.model
         self._sessions[conversation_id] = session
         return session
 
     def _make_room(self) -> list[Session]:
         if len(self._sessions) < self.max_sessions:
             return []
-        idle = sorted((s for s in self._sessions.values() if not s.busy), key=lambda s: s.last_used)
+        live = Counter(s.owner for s in self._sessions.values() if s.owner is not None)
+
+        def order(session: Session) -> tuple[bool, bool, float]:
+            holds = session.has_agent and session.has_history  # variables a turn made
+            sole = session.owner is not None and live[session.owner] == 1
+            return holds, sole, session.last_used
+
+        idle = sorted((s for s in self._sessions.values() if not s.busy), key=order)
         if not idle:
             raise SessionCapacityError(
                 f"All {self.max_sessions} conversation slots are busy; please try again shortly."
@@ -288,11 +329,25 @@ class SessionRegistry:
             del self._sessions[session.id]
         return victims
 
-    def _close(self, sessions: list[Session], reason: str) -> None:
+    def _close(self, sessions: list[Session], reason: str, remember: bool = False) -> None:
         release = self.factory.release if isinstance(self.factory, AgentLender) else None
         for session in sessions:
             logger.info("evicting a conversation (%s)", reason)
+            if remember:
+                self._remember(session)
             session.close(release)
+
+    def _remember(self, session: Session) -> None:
+        """Keep an evicted conversation's id and owner when no turn ran yet: it is not in the
+        store, and without them its next message would start a conversation nobody owns
+        (answered, never saved). One with history comes back from the store instead."""
+        if session.owner is None or session.has_history:
+            return
+        with self._lock:
+            self._released[session.id] = _Released(session.owner, session.folder, session.model)
+            self._released.move_to_end(session.id)
+            while len(self._released) > RELEASED_KEPT:
+                self._released.popitem(last=False)
 
 
 def _adapt_factory(factory: Callable[..., MultiStepAgent]) -> Callable[[Path], MultiStepAgent]:

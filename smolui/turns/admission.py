@@ -187,9 +187,13 @@ class TurnAdmission:
 
 
 def _runner(identity: Identity, owner: str | None, conversation: str) -> str:
-    """Whose running turns count against the per-user concurrency."""
+    """Whose running turns count against the per-user concurrency: a signed-in user; an
+    anonymous browser's address as a whole (browser keys are free: a new one per page would
+    hold every slot); a key-less API client's conversation."""
     if identity.owner is not None:
         return identity.owner
+    if owner and identity.client:
+        return f"ip:{identity.client}"
     return f"key:{owner}" if owner else f"conversation:{conversation}"
 
 
@@ -218,7 +222,8 @@ def build_admission(settings: Any, store: Any = None) -> TurnAdmission:
     from smolui.auth import AuthConfig
     from smolui.turns.limits import Limits
 
-    sign_in = SignIn(AuthConfig.from_settings(settings), trust_forwarded=settings.trust_proxy)
+    proxies = settings.trusted_proxies if settings.trust_proxy else 0
+    sign_in = SignIn(AuthConfig.from_settings(settings), trusted_proxies=proxies)
     limits, limiter = Limits.from_settings(settings), None
     if limits.active:  # without limits nothing is counted: no write per turn
         ledger = None

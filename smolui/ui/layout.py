@@ -63,6 +63,10 @@ class Layout:
     delete_all: Any = None
     model: Any = None
     examples: Any = None
+    # The server's checks of the files in the message box, for the page's chips (hidden),
+    # and the button the page script presses when the box's files change (hidden).
+    attachment_checks: Any = None
+    check_files: Any = None
 
 
 def _manage() -> dict[str, Any]:
@@ -70,6 +74,7 @@ def _manage() -> dict[str, Any]:
     import gradio as gr
 
     search = gr.Textbox(
+        label="Search conversations",  # the name a screen reader announces (label hidden)
         placeholder="Search conversations…",
         show_label=False,
         max_lines=1,
@@ -100,24 +105,43 @@ def _manage() -> dict[str, Any]:
     }
 
 
-def model_picker(choices: list[tuple[str, str]]) -> Any:
+def model_picker(
+    choices: list[tuple[str, str]] | Callable[[], list[tuple[str, str]]],
+) -> Any:
     """The picker (inside a Blocks context); hidden when there is nothing to choose.
 
     Args:
-        choices: From `model_choices` (empty: no picker is offered).
+        choices: From `model_choices` (empty: no picker is offered), or a function giving
+            them now: asked again on each page load, so that models found on local servers
+            after the page was built are offered (`AgentFactory.model_choices`).
     """
     import gradio as gr
 
     from smolui.sessions.model_choice import DEFAULT_CHOICE
 
-    return gr.Dropdown(
-        choices=choices or [("default", DEFAULT_CHOICE)],
+    def shown(now: list[tuple[str, str]]) -> dict[str, Any]:
+        return {"choices": now or [("default", DEFAULT_CHOICE)], "visible": len(now) >= 2}
+
+    picker = gr.Dropdown(
         value=DEFAULT_CHOICE,
         label="Model for new chats",
         interactive=True,
-        visible=len(choices) >= 2,
         elem_classes="model-picker",
+        **shown(choices() if callable(choices) else choices),
     )
+    if callable(choices):
+        # The picker's own choices only (the page's load event sets its value): with no
+        # trigger and no input, `gr.on` runs when a page loads.
+        gr.on(
+            None,
+            lambda: gr.Dropdown(**shown(choices())),
+            None,
+            picker,
+            queue=False,
+            show_progress="hidden",
+            api_visibility="private",
+        )
+    return picker
 
 
 def _sidebar(models: list[tuple[str, str]] | None) -> tuple[Any, ...]:
@@ -135,8 +159,20 @@ def _sidebar(models: list[tuple[str, str]] | None) -> tuple[Any, ...]:
         with gr.Row():
             export_md = gr.Button("↓ Markdown", size="sm", elem_classes="export-md")
             export_json = gr.Button("↓ JSON", size="sm", elem_classes="export-json")
+        # An export downloads at once (`wiring`); the file stays here to download again.
         export_file = gr.File(label="Export", interactive=False, elem_classes="export-file")
     return new_chat, conversations, panel, export_md, export_json, export_file, manage
+
+
+def header_text(title: str, model_line: Callable[[], str] | None = None) -> str:
+    """The page's heading (its one `h1`), what the app does, and what its model can do.
+
+    Args:
+        title: The page title.
+        model_line: Says what the default model can do (`smolui.render.panel.capability_line`).
+    """
+    text = f"# {title}\nAsk anything: the agent thinks, writes Python, runs it and answers."
+    return f"{text}\n\n**{model_line()}**" if model_line is not None else text
 
 
 def build_layout(
@@ -147,6 +183,7 @@ def build_layout(
     sign_in_button: Callable[[], Any] | None = None,
     models: list[tuple[str, str]] | None = None,
     events: Callable[[Layout], None] | None = None,
+    model_line: Callable[[], str] | None = None,
 ) -> Layout:
     """Create the Blocks and its components.
 
@@ -160,6 +197,8 @@ def build_layout(
             than two.
         events: Wires the layout's events, called inside the Blocks (gradio then builds
             the page's configuration once, when the Blocks closes).
+        model_line: Says what the default model can do, under the title; asked again on
+            each page load (the model may still be loading when the app is built).
     """
     import gradio as gr
 
@@ -171,10 +210,10 @@ def build_layout(
         pending = gr.State(None)
         sidebar = _sidebar(models)
         new_chat, conversations, panel, export_md, export_json, export_file, manage = sidebar
-        gr.Markdown(
-            f"## {title}\nAsk anything: the agent thinks, writes Python, runs it and answers.",
-            elem_classes="smolui-header",
+        header = (
+            header_text(title) if model_line is None else lambda: header_text(title, model_line)
         )
+        gr.Markdown(header, elem_classes="smolui-header")
         if sign_in_button is not None:
             sign_in_button()
         chatbot = gr.Chatbot(
@@ -183,7 +222,7 @@ def build_layout(
             elem_id="chat",
             scale=1,
             min_height=260,
-            height="calc(100dvh - 430px)",
+            height="calc(100dvh - 446px)",  # the header, box, controls and examples below
             buttons=["copy", "copy_all"],
             layout="panel",
             editable="user",  # the pencil; `smolui.handlers.message_actions` allows the last message only
@@ -194,6 +233,7 @@ def build_layout(
             placeholder="Ask the agent… (attach PDF, DOCX, text, CSV/XLSX or images)",
             file_types=file_types,
             file_count="multiple",
+            label="Message to the agent",
             show_label=False,
             autofocus=True,
             max_plain_text_length=200_000,
@@ -218,6 +258,10 @@ def build_layout(
             label="Examples",
             elem_id="examples",
         )
+        checks = gr.JSON(None, visible=False)
+        # The message box has no upload event: the page script (assets/chips.js) presses
+        # this button, kept out of sight and out of the Tab order by the styles.
+        check_files = gr.Button("Check attached files", elem_classes="smolui-check-files")
         layout = Layout(
             demo=demo,
             chatbot=chatbot,
@@ -235,6 +279,8 @@ def build_layout(
             conversation_id=conversation_id,
             pending=pending,
             examples=gallery,
+            attachment_checks=checks,
+            check_files=check_files,
             **manage,
         )
         if events is not None:

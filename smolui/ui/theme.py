@@ -5,6 +5,9 @@
 rules gradio would scope; in <head>).
 `smolui/assets/smolui.js`: the sidebar folded under 900 px, Esc stops, live step timers,
 Clear and Delete ask first.
+`smolui/assets/a11y.js`, `copy.js`, `chips.js` (in <head>): a skip link and focus in the
+message box, names for unnamed controls; copy buttons that copy the answer; the server's
+checks of attached files on their chips.
 """
 
 from __future__ import annotations
@@ -16,15 +19,21 @@ ASSETS = Path(__file__).parent.parent / "assets"
 CSS_PATH = ASSETS / "smolui.css"
 JS_PATH = ASSETS / "smolui.js"
 PAGE_CSS_PATH = ASSETS / "page.css"
+# Scripts of their own, each `() => {...}`, run once when the page's <head> is put in.
+HEAD_SCRIPT_PATHS = (ASSETS / "a11y.js", ASSETS / "copy.js", ASSETS / "chips.js")
 
 
 def launch_options() -> dict[str, Any]:
     """The `launch` / `mount_gradio_app` options that add smolui's styles and script."""
     page_css = PAGE_CSS_PATH.read_text(encoding="utf-8")
+    scripts = "".join(
+        f"<script>\n({path.read_text(encoding='utf-8').strip()})();\n</script>\n"
+        for path in HEAD_SCRIPT_PATHS
+    )
     return {
         "css_paths": [CSS_PATH],
         "js": JS_PATH.read_text(encoding="utf-8"),
-        "head": f"<style>\n{page_css}</style>",
+        "head": f"<style>\n{page_css}</style>\n{scripts}",
     }
 
 

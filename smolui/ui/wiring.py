@@ -14,10 +14,10 @@ from typing import Any
 from smolui.auth import Identity, SignIn, with_identity
 from smolui.handlers.chat import ChatHandlers
 from smolui.handlers.conversations import ConversationHandlers
-from smolui.render.export import write_export
 from smolui.sessions.model_choice import DEFAULT_CHOICE
 from smolui.turns.pending import PendingTurn
 from smolui.ui.controls import retry_adapter, stop_adapter, stop_button
+from smolui.ui.file_events import wire_attachment_checks, wire_export
 from smolui.ui.layout import Layout
 from smolui.ui.message_actions import answering_panel, retried_turn, wire_actions
 
@@ -40,6 +40,15 @@ def safe(handler: Callable) -> Callable:
             raise gr.Error(describe_failure(error)) from None
 
     return wrapped
+
+
+def no_match(query: str) -> str:
+    """What the conversation list says when a search finds nothing.
+
+    Args:
+        query: What the visitor searched for.
+    """
+    return f"No conversation matches \u201c{query.strip()}\u201d."
 
 
 def _page(request: Any) -> str | None:
@@ -173,6 +182,12 @@ def _conversation_adapters(
         store, choices = result
         return store, gr.Radio(choices=choices, value=conversation_id)
 
+    def found(result: tuple, conversation_id: Any, query: str) -> tuple:
+        # An empty list would look like no conversations at all: it says the search found none.
+        store, choices = result
+        info = no_match(query) if query.strip() and not choices else None
+        return store, gr.Radio(choices=choices, value=conversation_id, info=info)
+
     def search(
         query: Any,
         conversation_id: Any,
@@ -181,9 +196,8 @@ def _conversation_adapters(
         profile: gr.OAuthProfile | None,
     ) -> tuple:
         store = owned(store, request, profile)
-        return listed(
-            conversations.refresh(conversation_id, store, str(query or "")), conversation_id
-        )
+        query = str(query or "")
+        return found(conversations.refresh(conversation_id, store, query), conversation_id, query)
 
     def rename(
         title: Any,
@@ -323,9 +337,8 @@ def wire(
         fn["switch"], [ui.conversations, ui.conversation_id, ui.store], opened, queue=False
     ).then(*follow, **follow_options)
     _wire_manage(ui, fn, opened)
-    for button, fmt in ((ui.export_md, "md"), (ui.export_json, "json")):
-        export = safe(lambda history, fmt=fmt: str(write_export(history or [], fmt, model_label())))
-        button.click(export, [ui.chatbot], [ui.export_file])
+    wire_export(ui, model_label)
+    wire_attachment_checks(ui, chat)
     wire_examples(ui)
     loaded = ui.demo.load(fn["load"], [ui.store], [*opened, ui.textbox], queue=False)
     loaded.then(*follow, **follow_options)

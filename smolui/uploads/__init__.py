@@ -11,7 +11,7 @@ May import: agents.errors, tools.document_reader, tools.text_decoding.
 """
 
 from smolui.uploads.folders import delete_session_folder, folder_usage, session_folder
-from smolui.uploads.ingest import AcceptedFile, IngestResult, RefusedFile, ingest
+from smolui.uploads.ingest import AcceptedFile, IngestResult, RefusedFile, check_upload, ingest
 from smolui.uploads.policy import UploadPolicy
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "IngestResult",
     "RefusedFile",
     "UploadPolicy",
+    "check_upload",
     "delete_session_folder",
     "folder_usage",
     "ingest",

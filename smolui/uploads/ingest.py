@@ -146,16 +146,43 @@ def ingest(
     return result
 
 
-def _ingest_one(
-    original: str, source: Path, folder: Path, policy: UploadPolicy
-) -> tuple[AcceptedFile, Any]:
+def check_upload(original: str, source: str | os.PathLike, policy: UploadPolicy) -> str | None:
+    """Why a file just attached would be refused (its name, size and first bytes, as
+    `ingest` checks them), or None when it passes; for the page, before the message is sent.
+
+    The conversation's own limits (how many files it holds) and reading the whole file
+    wait for `ingest`.
+
+    Args:
+        original: The name the browser sent.
+        source: The received temporary file.
+        policy: The limits.
+    """
+    try:
+        _check_file(original, Path(source), policy)
+    except Refused as refusal:
+        return str(refusal)
+    return None
+
+
+def _check_file(original: str, source: Path, policy: UploadPolicy) -> tuple[str, int]:
+    """The extension and size of a file whose name, size and content pass; else `Refused`."""
     extension = _check_extension(original, policy)
-    size = _check_size(source, folder, policy)
+    size = _check_file_size(source, policy)
     kind = DOCUMENT_KINDS.get(extension) or DATA_KINDS.get(extension) or IMAGE_KINDS[extension]
     try:
         check_content(source, kind)
     except ContentMismatch as exc:
         raise Refused(str(exc)) from None
+    return extension, size
+
+
+def _ingest_one(
+    original: str, source: Path, folder: Path, policy: UploadPolicy
+) -> tuple[AcceptedFile, Any]:
+    extension, size = _check_file(original, source, policy)
+    _check_room(size, folder, policy)
+    kind = DOCUMENT_KINDS.get(extension) or DATA_KINDS.get(extension) or IMAGE_KINDS[extension]
     stored = _store(source, folder, original, extension, policy)
     try:
         if extension in IMAGE_KINDS:
@@ -186,7 +213,7 @@ def _check_extension(original: str, policy: UploadPolicy) -> str:
     return extension
 
 
-def _check_size(source: Path, folder: Path, policy: UploadPolicy) -> int:
+def _check_file_size(source: Path, policy: UploadPolicy) -> int:
     try:
         info = source.stat()
     except OSError:
@@ -199,17 +226,21 @@ def _check_size(source: Path, folder: Path, policy: UploadPolicy) -> int:
         raise Refused(
             f"the file is {human_size(info.st_size)}, over the limit of {human_size(policy.max_file_bytes)} per file"
         )
+    return info.st_size
+
+
+def _check_room(size: int, folder: Path, policy: UploadPolicy) -> None:
+    """The conversation can take one more file of `size` bytes; else `Refused`."""
     count, total = folder_usage(folder)
     if count >= policy.max_session_files:
         raise Refused(
             f"this conversation already holds {count} files, the limit; start a new chat to add more"
         )
-    if total + info.st_size > policy.max_session_bytes:
+    if total + size > policy.max_session_bytes:
         raise Refused(
             f"this conversation's files would exceed {human_size(policy.max_session_bytes)} in total "
             f"({human_size(total)} already stored)"
         )
-    return info.st_size
 
 
 def _store(source: Path, folder: Path, original: str, extension: str, policy: UploadPolicy) -> Path:

@@ -17,7 +17,9 @@ SLOW = 30_000  # ms
 @pytest.fixture(scope="module")
 def one_slot_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ScriptedApp]:
     app = ScriptedApp(tmp_path_factory.mktemp("queue") / "uploads", executor="local")
-    app.settings = app.settings.with_changes(concurrency=1)
+    # One slot for everyone. Both pages come from this machine's address, and anonymous
+    # visitors are limited per address: two turns at once for it, so the second one waits.
+    app.settings = app.settings.with_changes(concurrency=1, user_concurrency=2)
     app.script = lambda: ["Counting slowly.\n<code>\nfinal_answer('all done')\n</code>"]
     app.model_options = {"loop": True, "delay": 12.0}  # the model thinks 12 s per reply
     yield app.start()

@@ -57,7 +57,7 @@ def app(tmp_path_factory):
 
 def make_key(folder: Path, user: str) -> str:
     """A key made by the command line the README shows (its last line is the key)."""
-    done = subprocess.run([sys.executable, "-m", "smolui.api.keys", "--data-dir", str(folder),
+    done = subprocess.run([sys.executable, "-m", "smolui.auth.keys", "--data-dir", str(folder),
                            "add", user], cwd=ROOT, capture_output=True, text=True, timeout=120,
                           check=True)  # fmt: skip
     return done.stdout.strip().splitlines()[-1]
