@@ -118,9 +118,10 @@ def frame_data(pandas: Any, value: Any, limit: int) -> dict[str, Any] | None:
         "columns": [_label(c) for c in frame.columns],
         "dtypes": [str(t) for t in frame.dtypes],
         "records": [
-            [_full_cell(pandas, v) for v in row] for row in frame.itertuples(index=False, name=None)
+            [_cell(pandas, v, full=True) for v in row]
+            for row in frame.itertuples(index=False, name=None)
         ],
-        "index": None if plain_index else [_full_cell(pandas, i) for i in index],
+        "index": None if plain_index else [_cell(pandas, i, full=True) for i in index],
         "index_dtype": str(index.dtype),
         "index_name": _label(index.name),
         "name": _label(value.name) if series else None,
@@ -184,14 +185,16 @@ def _text(value: Any) -> str:
     return text if len(text) <= MAX_CELL_CHARS else text[: MAX_CELL_CHARS - 1] + "…"
 
 
-def _cell(pandas: Any, value: Any) -> Any:
-    """A cell as a JSON-safe scalar: numbers stay numbers, missing is None, else text."""
+def _cell(pandas: Any, value: Any, full: bool = False) -> Any:
+    """A cell as a JSON-safe scalar: numbers stay numbers, missing is None, anything else as
+    text, cut for a preview. `full` (a frame the host rebuilds): uncut, strings as they are,
+    times as ISO text (the host casts each column back to its dtype)."""
     # numpy's scalars (a foreign type) have `item`
     item = value.item() if type(value).__module__ == "numpy" and hasattr(value, "item") else value
-    if item is None or type(item) is bool:
+    if item is None or type(item) is bool or (full and type(item) is str):
         return item
     if type(item) is int:
-        return item if item.bit_length() <= 63 else _text(item)
+        return item if item.bit_length() <= 63 else _as_text(item, full)
     if type(item) is float:
         return None if math.isnan(item) else (item if math.isfinite(item) else str(item))
     try:
@@ -199,7 +202,13 @@ def _cell(pandas: Any, value: Any) -> Any:
             return None
     except (TypeError, ValueError):
         pass
-    return _text(item)
+    if full and hasattr(item, "isoformat"):  # datetime, date, Timestamp: the host parses it
+        return item.isoformat()
+    return _as_text(item, full)
+
+
+def _as_text(value: Any, full: bool) -> str:
+    return str(value) if full else _text(value)
 
 
 def _label(value: Any) -> Any:
@@ -207,27 +216,6 @@ def _label(value: Any) -> Any:
     if value is None or type(value) in (str, int, bool):
         return value
     return value if type(value) is float and math.isfinite(value) else str(value)
-
-
-def _full_cell(pandas: Any, value: Any) -> Any:
-    """A cell as a JSON-safe scalar, uncut: numbers stay numbers, missing is None, times
-    as ISO text, anything else as its text (the host casts each column back to its dtype)."""
-    # numpy's scalars (a foreign type) have `item`
-    item = value.item() if type(value).__module__ == "numpy" and hasattr(value, "item") else value
-    if item is None or type(item) in (bool, str):
-        return item
-    if type(item) is int:
-        return item if item.bit_length() <= 63 else str(item)
-    if type(item) is float:
-        return None if math.isnan(item) else (item if math.isfinite(item) else str(item))
-    try:
-        if pandas.isna(item) is True:
-            return None
-    except (TypeError, ValueError):
-        pass
-    if hasattr(item, "isoformat"):  # datetime, date, Timestamp: text the host parses back
-        return item.isoformat()
-    return str(item)
 
 
 # -- host side -----------------------------------------------------------------------------

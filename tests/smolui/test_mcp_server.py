@@ -4,9 +4,6 @@ API keys, and the per-user limits with the page's message."""
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import sys
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -19,48 +16,23 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from agents import CodeAgent, ScriptedModel
 from smolui.api.access import LOCAL_OWNER, ApiAccess, Refused
 from smolui.auth import AuthConfig, Identity, SignIn
 from smolui.turns.pending import PendingTurn
-
-ROOT = Path(__file__).resolve().parents[2]
-ANSWER = "Thought: compute it.\n<code>\nx = 6 * 7\nprint(x)\nfinal_answer(x)\n</code>"
-TURNS_PER_HOUR = 3
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+from tests.smolui.api_app import TURNS_PER_HOUR, served_app
+from tests.smolui.api_app import make_key as make_api_key
 
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
-    from smolui.app.gradio_ui import GradioUI
-    from smolui.app.settings import Settings
-
     folder = tmp_path_factory.mktemp("mcp-server")
-    settings = Settings(model="scripted", executor="local", host="127.0.0.1", port=_free_port(),
-                        upload_folder=str(folder / "uploads"), data_dir=str(folder),
-                        turns_per_hour=TURNS_PER_HOUR, mcp=True)  # fmt: skip
-
-    def make_agent() -> CodeAgent:
-        return CodeAgent([], ScriptedModel([ANSWER], loop=True), executor_type="local",
-                         verbosity_level=-1)  # fmt: skip
-
-    ui = GradioUI(make_agent, settings=settings, model_label=lambda: "scripted")
-    ui.launch(prevent_thread_lock=True, quiet=True)
-    yield ui, f"http://127.0.0.1:{settings.port}/gradio_api/mcp/", folder
-    ui.close()
+    with served_app(folder, mcp=True) as (ui, base):
+        yield ui, f"{base}gradio_api/mcp/", folder
 
 
 def make_key(folder: Path, user: str) -> str:
-    """A key made by the command line the README shows (its last line is the key)."""
-    done = subprocess.run([sys.executable, "-m", "smolui.auth.keys", "--data-dir", str(folder),
-                           "add", user], cwd=ROOT, capture_output=True, text=True, timeout=120,
-                          check=True)  # fmt: skip
-    return done.stdout.strip().splitlines()[-1]
+    """A key made by `python -m smolui.auth.keys` (the README's command; its last line is the key)."""
+    return make_api_key(folder, user, "smolui.auth.keys")
 
 
 def with_session(url: str, key: str | None, use: Callable[[ClientSession], Awaitable[Any]]) -> Any:

@@ -3,7 +3,6 @@ on loopback: keys, streaming and whole answers, continued conversations, the per
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -13,48 +12,23 @@ import httpx
 import openai
 import pytest
 
-from agents import CodeAgent, ScriptedModel
 from smolui.api.access import LOCAL_OWNER, ApiAccess, Caller, Refused
 from smolui.auth import AuthConfig, Identity, SignIn
 from smolui.turns.pending import PendingTurn
-
-ROOT = Path(__file__).resolve().parents[2]
-ANSWER = "Thought: compute it.\n<code>\nx = 6 * 7\nprint(x)\nfinal_answer(x)\n</code>"
-TURNS_PER_HOUR = 3
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+from tests.smolui.api_app import ROOT, TURNS_PER_HOUR, served_app
+from tests.smolui.api_app import make_key as make_api_key
 
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
-    from smolui.app.gradio_ui import GradioUI
-    from smolui.app.settings import Settings
-
     folder = tmp_path_factory.mktemp("openai-api")
-    settings = Settings(model="scripted", executor="local", host="127.0.0.1", port=_free_port(),
-                        upload_folder=str(folder / "uploads"), data_dir=str(folder),
-                        turns_per_hour=TURNS_PER_HOUR)  # fmt: skip
-
-    def make_agent() -> CodeAgent:
-        return CodeAgent([], ScriptedModel([ANSWER], loop=True), executor_type="local",
-                         verbosity_level=-1)  # fmt: skip
-
-    ui = GradioUI(make_agent, settings=settings, model_label=lambda: "scripted")
-    ui.launch(prevent_thread_lock=True, quiet=True)
-    yield ui, f"http://127.0.0.1:{settings.port}/", folder
-    ui.close()
+    with served_app(folder) as (ui, base):
+        yield ui, f"{base}", folder
 
 
 def make_key(folder: Path, user: str) -> str:
-    """A key made by the command line the README shows (its last line is the key)."""
-    done = subprocess.run([sys.executable, "-m", "smolui.api.keys", "--data-dir", str(folder),
-                           "add", user], cwd=ROOT, capture_output=True, text=True, timeout=120,
-                          check=True)  # fmt: skip
-    return done.stdout.strip().splitlines()[-1]
+    """A key made by `python -m smolui.api.keys` (the README's command; its last line is the key)."""
+    return make_api_key(folder, user, "smolui.api.keys")
 
 
 def client(base: str, key: str) -> openai.OpenAI:
