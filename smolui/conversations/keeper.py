@@ -261,6 +261,30 @@ class ConversationKeeper:
         """
         return self.store.delete(owner, conversation_id)
 
+    def files_of(self, owner: str, conversation_id: str) -> list[Path]:
+        """The files the owner's stored conversation shows or keeps: those its chat names
+        (uploads as sent), its media and upload folders' files. Empty when it is not theirs.
+
+        Args:
+            owner: Who asks.
+            conversation_id: Which conversation.
+        """
+        from smolui.render.media import files_under
+
+        try:
+            record = self.find(owner, conversation_id)
+        except ConversationUnavailableError:
+            return []
+        if record is None:
+            return []
+        files = self.store.files
+        folders = (
+            files.media_dir(record.folder, record.owner),
+            files.upload_dir(record.folder, record.owner),
+        )
+        named = [Path(path) for path in _named_paths(record.messages)]
+        return named + [path for folder in folders for path in files_under(folder)]
+
     def delete_all(self, owner: str) -> int:
         """Delete every conversation of the owner.
 
@@ -268,6 +292,16 @@ class ConversationKeeper:
             owner: Whose.
         """
         return self.store.delete_all(owner)
+
+
+def _named_paths(value: Any) -> list[str]:
+    """Every file path a stored chat names (`{"path": ...}` at any depth)."""
+    if isinstance(value, dict):
+        found = [value["path"]] if isinstance(value.get("path"), str) else []
+        return found + [path for item in value.values() for path in _named_paths(item)]
+    if isinstance(value, list | tuple):
+        return [path for item in value for path in _named_paths(item)]
+    return []
 
 
 def _accepted(info: UploadInfo, upload_dir: Path) -> Any:

@@ -10,6 +10,7 @@ agent does not remember it.
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -19,7 +20,11 @@ from smolui.sessions import new_conversation_id
 
 logger = logging.getLogger(__name__)
 
+# What one browser state may bring in: a browser state is whatever a client sends, so its
+# size is no measure of what an older version really kept.
 MAX_IMPORTED = 100  # conversations taken from one browser
+MAX_IMPORTED_CHARS = 1_000_000  # characters of one conversation's messages (as JSON)
+MAX_IMPORT_TOTAL_CHARS = 5_000_000  # characters of every conversation taken together
 IMPORTED_NOTE = (
     "This conversation was moved from this browser to the server. The agent does not "
     "remember it; repeat what it needs to know."
@@ -50,10 +55,16 @@ def import_transcripts(keeper: ConversationKeeper, owner: str, state: dict[str, 
         owner: The owner key the browser gets from now on.
         state: The older browser state (`has_browser_transcripts`).
     """
-    opened, imported = None, 0
-    for entry in state["conversations"][:MAX_IMPORTED]:
+    opened, imported, total, skipped = None, 0, 0, 0
+    entries = state["conversations"]
+    for entry in entries[:MAX_IMPORTED]:
         if not isinstance(entry, dict):
             continue
+        size = _size(entry.get("messages"))
+        if size > MAX_IMPORTED_CHARS or total + size > MAX_IMPORT_TOTAL_CHARS:
+            skipped += 1
+            continue
+        total += size
         chat = keeper.clean(entry.get("messages"))
         if not chat:
             continue
@@ -66,4 +77,26 @@ def import_transcripts(keeper: ConversationKeeper, owner: str, state: dict[str, 
             opened = conversation_id
     if imported:
         logger.info("moved %d conversations from a browser into the store", imported)
+    left = skipped + max(0, len(entries) - MAX_IMPORTED)
+    if left:
+        logger.warning(
+            "left %d conversations of a browser state out of the store: past %d conversations, "
+            "%d characters each or %d in all",
+            left,
+            MAX_IMPORTED,
+            MAX_IMPORTED_CHARS,
+            MAX_IMPORT_TOTAL_CHARS,
+        )
     return opened
+
+
+def _size(messages: Any) -> int:
+    """Characters of a transcript's messages as JSON (what storing them would take, about)."""
+    try:
+        return len(json.dumps(messages, default=str))
+    except (
+        TypeError,
+        ValueError,
+        RecursionError,
+    ):  # e.g. nested too deep: not something an older page kept
+        return MAX_IMPORTED_CHARS + 1

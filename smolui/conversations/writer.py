@@ -118,4 +118,5 @@ def _upload_info(item: Any, upload_dir: Path) -> UploadInfo:
         path=relative,
         pages=item.pages,
         rows=item.table.rows if item.table is not None else None,
+        text=item.text,
     )

@@ -30,7 +30,7 @@ from smolui.turns.runner import (
     TurnRunner,
     update_interval,
 )
-from smolui.turns.start import admit, begin
+from smolui.turns.start import begin, enter, refuse, wait_for_slot
 from smolui.turns.unsent import UnsentMessages
 
 __all__ = [
@@ -168,8 +168,18 @@ class ChatHandlers:
             yield history + notes + [busy], session.id
             return
         chat = history + notes
+        entered = enter(self.admission, session, pending, identity)
+        if isinstance(entered, str):  # refused before anything is kept or shown elsewhere
+            stored = self._stored_chat(session)
+            if stored is not None:
+                note = refuse(session, stored + _user_messages(pending), entered, self._save)
+            else:  # the stored chat cannot be read: keep nothing rather than the page's
+                note = render_notice(entered, "⚠️")
+                session.end_turn()
+            yield chat + [note], session.id
+            return
         begin(session, chat, self._save)
-        admission = yield from admit(self.admission, session, pending, identity, chat, self._save)
+        admission = yield from wait_for_slot(entered, session, chat, self._save)
         if admission is not None:
             yield from self.runner.run(session, pending, chat, admission, identity)
 
@@ -200,6 +210,18 @@ class ChatHandlers:
         if live is None or not live.claim(page):
             return
         yield from live.follow()
+
+    def _stored_chat(self, session: Session) -> list[Message] | None:
+        """The conversation's chat as the server keeps it ([] when nothing is stored), or
+        None when the store cannot be read."""
+        if self.keeper is None or session.owner is None:
+            return []
+        try:
+            record = self.keeper.find(session.owner, session.id)
+            return self.keeper.chat(record) if record is not None else []
+        except Exception:  # the database is down, or the record is damaged
+            logger.warning("could not read a conversation's stored chat", exc_info=True)
+            return None
 
     def _save(self, session: Session, chat: list[Message], state: str) -> bool:
         """Keep the conversation in the store (True when there is no store)."""
@@ -287,6 +309,15 @@ class ChatHandlers:
             running=running,
             reading=reading,
         )
+
+
+def _user_messages(pending: PendingTurn) -> list[Message]:
+    """The user's message as the server shows it (as `echo` does): its files, then its text;
+    nothing for a retry (its message is already in the chat)."""
+    shown: list[Message] = [{"role": "user", "content": {"path": path}} for path in pending.files]
+    if pending.text:
+        shown.append({"role": "user", "content": pending.text})
+    return shown
 
 
 def _file_path(item: Any) -> str | None:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import re
 import secrets
+from pathlib import Path
 from typing import Any
 
 from smolui.auth.identity import signed_in_owner
 from smolui.conversations.keeper import ConversationKeeper
 from smolui.conversations.transcript_import import has_browser_transcripts, import_transcripts
+from smolui.render.media import cached_copies, files_under, remove_files
 from smolui.render.messages import Message, render_notice
 from smolui.render.step_images import lift_step_images
 from smolui.sessions import (
@@ -60,11 +62,19 @@ class ConversationHandlers:
     Args:
         registry: The live conversations (resuming stored ones through the keeper).
         keeper: Saves and finds stored conversations.
+        cache_dir: Gradio's file cache, where copies of served files are removed with their
+            conversation (None: gradio's default, `GRADIO_TEMP_DIR` or `<tmp>/gradio`).
     """
 
-    def __init__(self, registry: SessionRegistry, keeper: ConversationKeeper):
+    def __init__(
+        self,
+        registry: SessionRegistry,
+        keeper: ConversationKeeper,
+        cache_dir: str | Path | None = None,
+    ):
         self.registry = registry
         self.keeper = keeper
+        self.cache_dir = cache_dir
 
     def load(self, state: Any, page: str | None = None) -> Loaded:
         """The page opened (or reloaded): reopen its conversation, or start one.
@@ -169,8 +179,10 @@ class ConversationHandlers:
         """
         owner = owner_of(state)
         if conversation_id and self._owns(owner, conversation_id):
+            copies = self._cached_copies(owner, [conversation_id])
             self.registry.evict(conversation_id, "deleted")
             self.keeper.delete(owner, conversation_id)
+            remove_files(copies)
         return self._open(owner, None, page)
 
     def delete_all(self, state: Any, page: str | None = None) -> Loaded:
@@ -181,10 +193,34 @@ class ConversationHandlers:
             page: The page's session hash.
         """
         owner = owner_of(state)
-        for summary in self.keeper.list(owner):
-            self.registry.evict(summary.id, "deleted")
+        ids = [summary.id for summary in self.keeper.list(owner)]
+        copies = self._cached_copies(owner, ids)
+        for conversation_id in ids:
+            self.registry.evict(conversation_id, "deleted")
         self.keeper.delete_all(owner)
+        remove_files(copies)
         return self._open(owner, None, page)
+
+    def _cached_copies(self, owner: str, conversation_ids: list[str]) -> list[Path]:
+        """Gradio's cached copies of the conversations' files (found before they are deleted:
+        a copy's place depends on the file's bytes), and the live agents' media files. Gradio
+        serves its copies without a cookie, so they go with the conversation."""
+        from gradio.processing_utils import hash_file
+        from gradio.utils import get_upload_folder
+        from gradio_client.utils import strip_invalid_filename_characters
+
+        def copy_name(path: Path) -> str:
+            return f"{hash_file(path)}/{strip_invalid_filename_characters(path.name)}"
+
+        files: list[Path] = []
+        media: list[Path] = []  # the live agent's own folder (the store deletes its own)
+        for conversation_id in conversation_ids:
+            files += self.keeper.files_of(owner, conversation_id)
+            live = self.registry.get(conversation_id)
+            if live is not None and live.owner == owner and live.media_dir is not None:
+                media += files_under(live.media_dir)
+        cache = Path(self.cache_dir or get_upload_folder())
+        return cached_copies(files + media, cache, copy_name) + media
 
     def page_closed(self, page: str | None) -> None:
         """The page closed or reloaded: its conversations enter their grace period.

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import secrets
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -63,3 +64,60 @@ class MediaSink:
         path = self._path(".wav")
         write_wav(str(path), value.to_raw(), value.samplerate)
         return {"path": str(path), "mime_type": "audio/wav"}
+
+
+def files_under(folder: Path) -> list[Path]:
+    """Every plain file below `folder` (none when it is missing); links are not followed.
+
+    Args:
+        folder: A conversation's media (or upload) folder.
+    """
+    if not folder.is_dir() or folder.is_symlink():
+        return []
+    return [path for path in folder.rglob("*") if path.is_file() and not path.is_symlink()]
+
+
+def cached_copies(
+    paths: list[Path], cache_dir: Path, copy_name: Callable[[Path], str]
+) -> list[Path]:
+    """Where gradio's file cache holds copies of `paths` (or the paths themselves, when they
+    are in it): gradio copies a file it serves to `<cache>/<hash of its bytes>/<name>`.
+
+    Read before the files are deleted: the copy's place depends on their bytes.
+
+    Args:
+        paths: Files a conversation showed (media, uploads).
+        cache_dir: Gradio's cache folder (`Blocks.GRADIO_CACHE`).
+        copy_name: Where gradio puts a file's copy, relative to its cache ("<hash>/<name>").
+    """
+    cache = cache_dir.resolve()
+    found = []
+    for path in paths:
+        try:
+            resolved = path.resolve()
+            if resolved.is_relative_to(cache):
+                found.append(resolved)
+            elif resolved.is_file():
+                found.append((cache / copy_name(resolved)).resolve())
+        except OSError:
+            continue
+    # gradio keeps every copy in a folder of its own: never touch the cache folder itself
+    return [path for path in found if path.is_relative_to(cache) and path.parent != cache]
+
+
+def remove_files(paths: list[Path]) -> int:
+    """Delete these files (and their folder once empty); returns how many were deleted.
+
+    Args:
+        paths: Files to delete; missing ones are skipped.
+    """
+    removed = 0
+    for path in paths:
+        try:
+            if path.is_file() and not path.is_symlink():
+                path.unlink()
+                removed += 1
+            path.parent.rmdir()  # gradio's per-hash folder, once nothing else is in it
+        except OSError:
+            continue
+    return removed

@@ -27,6 +27,7 @@ from smolui.store.schema import (
     Conversation,
     MemoryStepRow,
     Upload,
+    UploadText,
 )
 
 logger = logging.getLogger(__name__)
@@ -50,6 +51,8 @@ class UploadInfo:
         path: Where it is, relative to the conversation's upload folder.
         pages: Pages (documents), or None.
         rows: Rows (tables), or None.
+        text: The text extracted from a document, kept (about its first megabyte) for
+            search only: saved, never read back ("" in what `get` returns).
     """
 
     name: str
@@ -59,6 +62,7 @@ class UploadInfo:
     path: str
     pages: int | None = None
     rows: int | None = None
+    text: str = field(default="", repr=False)
 
 
 @dataclass(frozen=True)
@@ -186,8 +190,8 @@ class ConversationStore:
             )
 
     def list(self, owner: str, query: str = "", limit: int = 100) -> list[ConversationSummary]:
-        """The owner's conversations, newest first; with `query`, only those whose title or
-        messages contain every word of it.
+        """The owner's conversations, newest first; with `query`, only those whose title,
+        messages or uploaded documents contain every word of it.
 
         Args:
             owner: Whose conversations.
@@ -257,8 +261,10 @@ class ConversationStore:
                 row.revision += 1
                 row.model = model[:MODEL_CHARS] if model else None
                 if forget_uploads:
+                    session.execute(delete(UploadText).where(
+                        UploadText.conversation_id == conversation_id))  # fmt: skip
                     row.uploads.clear()
-                row.uploads.extend(_upload_row(u, now) for u in uploads)
+                row.uploads.extend(_upload_row(u, conversation_id, now) for u in uploads)
         except Exception:
             self._rows.forget(conversation_id)
             raise
@@ -317,7 +323,7 @@ class ConversationStore:
             columns = (Conversation.id, Conversation.owner, Conversation.folder)
             gone = session.execute(select(*columns).where(*conditions)).all()
             ids = select(Conversation.id).where(*conditions)
-            for model in (Upload, ChatMessageRow, MemoryStepRow):
+            for model in (UploadText, Upload, ChatMessageRow, MemoryStepRow):
                 session.execute(delete(model).where(model.conversation_id.in_(ids)))
             session.execute(delete(Conversation).where(*conditions))
         for conversation_id, owner, folder in gone:
@@ -363,9 +369,12 @@ def _record(row: Conversation, messages: list[Any], steps: list[Any]) -> StoredC
                               row.turn_state, uploads, row.model)  # fmt: skip
 
 
-def _upload_row(info: UploadInfo, now: datetime) -> Upload:
+def _upload_row(info: UploadInfo, conversation_id: str, now: datetime) -> Upload:
+    texts = [UploadText(conversation_id=conversation_id, position=position, body=piece)
+             for position, piece in enumerate(search.document_pieces(info.text))]  # fmt: skip
     return Upload(name=info.name[:255], kind=info.kind, size=info.size, sha256=info.sha256,
-                  path=info.path, pages=info.pages, rows=info.rows, created_at=now)  # fmt: skip
+                  path=info.path, pages=info.pages, rows=info.rows, created_at=now,
+                  texts=texts)  # fmt: skip
 
 
 def _utc(value: datetime) -> datetime:

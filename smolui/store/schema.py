@@ -1,4 +1,5 @@
-"""The tables: conversations (chat, memory, turn state), their uploaded files, and usage.
+"""The tables: conversations (chat, memory, turn state), their uploaded files (and the text
+extracted from them, for search), and usage.
 
 The migrations in `smolui/store/migrations` create exactly these; a change here needs a new
 migration (`alembic revision` against a scratch database, see the README).
@@ -69,6 +70,29 @@ class Upload(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
     conversation: Mapped[Conversation] = relationship(back_populates="uploads")
+    # Written with the upload, read only by search (in SQL); deleted with it.
+    texts: Mapped[list[UploadText]] = relationship(
+        cascade="all, delete-orphan", passive_deletes=True
+    )
+
+
+class UploadText(Base):
+    """A piece of the text extracted from an uploaded document, kept for search only.
+
+    A document's text is split into pieces (`smolui.store.search.document_pieces`) because
+    PostgreSQL indexes at most 1 MB of words per value.
+    """
+
+    __tablename__ = "upload_texts"
+
+    # An integer key: SQLite's full-text index refers to it, and VACUUM keeps it.
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    upload_id: Mapped[int] = mapped_column(ForeignKey("uploads.id", ondelete="CASCADE"), index=True)
+    conversation_id: Mapped[str] = mapped_column(
+        ForeignKey("conversations.id", ondelete="CASCADE"), index=True
+    )
+    position: Mapped[int] = mapped_column(Integer)
+    body: Mapped[str] = mapped_column(Text)
 
 
 class ChatMessageRow(Base):

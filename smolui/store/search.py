@@ -1,7 +1,8 @@
 """Full-text search over conversations: SQLite FTS5 or PostgreSQL text search, prefix matching.
 
-Titles and each message are indexed separately (a save indexes only its new messages); a
-conversation matches when every word is in its title or in one of its messages.
+Titles, each message and the text of each uploaded document are indexed separately (a save
+indexes only its new messages and files); a conversation matches when every word is in its
+title, in one of its messages or in one of its documents.
 
 The user's words are reduced to plain word characters before they reach either query
 language, so no input can change the query's meaning.
@@ -22,6 +23,41 @@ MESSAGE_TEXT = (
 )
 
 MAX_WORDS = 8
+# Of each uploaded document's text, about the first megabyte is kept for search...
+DOCUMENT_CHARS = 1_000_000
+# ...in pieces: PostgreSQL refuses a value whose words take over 1 MB to index, and one
+# character may cost several bytes there (UTF-8, plus each word's entry and position).
+PIECE_CHARS = 64_000
+
+
+def document_pieces(content: str) -> list[str]:
+    """The pieces of a document's text kept for search: at most `DOCUMENT_CHARS` characters,
+    cut at a space or line break where one is near so that words stay whole, with the
+    characters no database stores (NUL, unpaired surrogates) replaced.
+
+    Args:
+        content: The text extracted from the document.
+    """
+    content = content[:DOCUMENT_CHARS].replace("\x00", " ")
+    content = content.encode("utf-8", "replace").decode("utf-8")
+    pieces, start = [], 0
+    while start < len(content):
+        end = _piece_end(content, start)
+        if content[start:end].strip():
+            pieces.append(content[start:end])
+        start = end
+    return pieces
+
+
+def _piece_end(content: str, start: int) -> int:
+    """Where the piece from `start` ends: after the last blank of its second half, else at
+    the limit (a word longer than half a piece is cut)."""
+    limit = start + PIECE_CHARS
+    if limit >= len(content):
+        return len(content)
+    blank = max(content.rfind(" ", limit - PIECE_CHARS // 2, limit),
+                content.rfind("\n", limit - PIECE_CHARS // 2, limit))  # fmt: skip
+    return blank + 1 if blank >= 0 else limit
 
 
 def words(query: str) -> list[str]:
@@ -35,8 +71,8 @@ def words(query: str) -> list[str]:
 
 def matching(dialect: str, query: str) -> Any | None:
     """A WHERE clause on `Conversation` for conversations containing every word of `query`
-    (each as a prefix) in their title or any of their messages, or None when the query has
-    no word.
+    (each as a prefix) in their title, any of their messages or any of their uploaded
+    documents, or None when the query has no word.
 
     Args:
         dialect: "sqlite" or "postgresql".
@@ -54,7 +90,8 @@ def matching(dialect: str, query: str) -> Any | None:
 
 
 def _sqlite_term(expression: str, index: int) -> Any:
-    """Conversations whose title or one of whose messages contains one word (FTS5)."""
+    """Conversations whose title, one of whose messages or one of whose documents contains
+    one word (FTS5)."""
     titles = text(
         f"SELECT conversation_id FROM conversation_search WHERE conversation_search MATCH :q{index}"
     ).bindparams(**{f"q{index}": expression})
@@ -63,11 +100,19 @@ def _sqlite_term(expression: str, index: int) -> Any:
         "JOIN conversation_messages AS m ON m.rowid = s.rowid "
         f"WHERE message_search MATCH :m{index}"
     ).bindparams(**{f"m{index}": expression})
-    return or_(Conversation.id.in_(titles), Conversation.id.in_(messages))
+    documents = text(
+        "SELECT t.conversation_id FROM upload_text_search AS s "
+        "JOIN upload_texts AS t ON t.id = s.rowid "
+        f"WHERE upload_text_search MATCH :d{index}"
+    ).bindparams(**{f"d{index}": expression})
+    return or_(
+        Conversation.id.in_(titles), Conversation.id.in_(messages), Conversation.id.in_(documents)
+    )
 
 
 def _postgres_term(expression: str, index: int) -> Any:
-    """Conversations whose title or one of whose messages contains one word (text search)."""
+    """Conversations whose title, one of whose messages or one of whose documents contains
+    one word (text search)."""
     title = text(
         f"to_tsvector('simple', conversations.title) @@ to_tsquery('simple', :t{index})"
     ).bindparams(**{f"t{index}": expression})
@@ -75,4 +120,8 @@ def _postgres_term(expression: str, index: int) -> Any:
         "SELECT conversation_id FROM conversation_messages "
         f"WHERE to_tsvector('simple', {MESSAGE_TEXT}) @@ to_tsquery('simple', :m{index})"
     ).bindparams(**{f"m{index}": expression})
-    return or_(title, Conversation.id.in_(messages))
+    documents = text(  # the expression of migration 0006's index
+        "SELECT conversation_id FROM upload_texts "
+        f"WHERE to_tsvector('simple', body) @@ to_tsquery('simple', :d{index})"
+    ).bindparams(**{f"d{index}": expression})
+    return or_(title, Conversation.id.in_(messages), Conversation.id.in_(documents))

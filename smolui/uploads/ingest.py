@@ -53,6 +53,7 @@ class AcceptedFile:
         width: Image width in pixels, else None.
         height: Image height in pixels, else None.
         table: Columns, row count and first rows of a data file (CSV, TSV, XLSX), else None.
+        text: The text extracted from a document ("" otherwise), for the conversation search.
     """
 
     display_name: str
@@ -67,6 +68,7 @@ class AcceptedFile:
     width: int | None = None
     height: int | None = None
     table: TableSummary | None = None
+    text: str = field(default="", repr=False)
 
 
 @dataclass
@@ -305,6 +307,7 @@ def _read_document_file(
         chars=document.chars,
         first_lines=first_lines(document.pages, policy.preview_lines),
         note=document.note,
+        text=document.text,
     )
 
 

@@ -108,7 +108,7 @@ def test_reopening_does_not_migrate_again(store_url, tmp_path):
     save(first, "alice", "c1")
     first.close()
     second = open_store(tmp_path / "data", store_url)
-    assert current_revision(second.engine) == "0005"
+    assert current_revision(second.engine) == "0006"
     assert second.get("alice", "c1").messages == CHAT
     second.close()
 

@@ -70,22 +70,22 @@ def test_a_new_migration_file_moves_the_head_and_the_database_is_migrated_to_it(
     engine = database.create_engine(f"sqlite:///{tmp_path / 'store.db'}")
     migrate.upgrade(engine)
     folder = copy_of_migrations(tmp_path, monkeypatch)
-    header = 'revision: str = "0006"\ndown_revision: str | None = "0005"\ndepends_on = None'
-    add_migration(folder, "0006_more.py", header)
-    assert migrate.head_revision() == "0006" and alembic_heads(folder) == ["0006"]
+    header = 'revision: str = "0007"\ndown_revision: str | None = "0006"\ndepends_on = None'
+    add_migration(folder, "0007_more.py", header)
+    assert migrate.head_revision() == "0007" and alembic_heads(folder) == ["0007"]
     assert not migrate.is_at_head(engine)  # the shipped files decide, not a number kept by hand
     migrate.upgrade(engine)
-    assert migrate.current_revision(engine) == "0006" and migrate.is_at_head(engine)
+    assert migrate.current_revision(engine) == "0007" and migrate.is_at_head(engine)
     engine.dispose()
 
 
 def test_two_heads_or_unplain_files_leave_the_decision_to_alembic(tmp_path, monkeypatch):
     folder = copy_of_migrations(tmp_path, monkeypatch)
-    add_migration(folder, "0006_side.py", 'revision = "0006a"\ndown_revision = "0005"')
-    add_migration(folder, "0006_other.py", 'revision = "0006b"\ndown_revision = "0005"')
+    add_migration(folder, "0007_side.py", 'revision = "0007a"\ndown_revision = "0006"')
+    add_migration(folder, "0007_other.py", 'revision = "0007b"\ndown_revision = "0006"')
     assert migrate.head_revision() is None
-    (folder / "versions" / "0006_other.py").unlink()
-    assert migrate.head_revision() == "0006a"
-    add_migration(folder, "0007.py", 'revision = "0007"\ndown_revision = "0006a"\n'
+    (folder / "versions" / "0007_other.py").unlink()
+    assert migrate.head_revision() == "0007a"
+    add_migration(folder, "0008.py", 'revision = "0008"\ndown_revision = "0007a"\n'
                   'depends_on = "0002"')  # fmt: skip
     assert migrate.head_revision() is None
