@@ -204,8 +204,10 @@ def test_a_queued_turn_shows_its_place_stop_leaves_and_a_free_slot_runs_it(tmp_p
     assert admission.queue.waiting == 0 and b"smolui_queue_length 0.0" in metrics.render()[0]
 
     waiting = send(handlers, "now please", conversation_id)
-    next(waiting)
-    threading.Timer(0.3, busy.release).start()
+    chat, _ = next(waiting)
+    while "in the queue" not in words(chat):  # the slot frees only once this turn waits for it
+        chat, _ = next(waiting)
+    busy.release()
     final = list(waiting)[-1][0]
     assert "hi there" in words(final)
     assert admission.queue.running == 0  # the slot went back when the turn ended

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import gradio
@@ -19,7 +20,8 @@ from smolui.ui.controls import (
     stop_adapter,
 )
 from smolui.ui.theme import CSS_PATH, JS_PATH, PAGE_CSS_PATH, apply_defaults
-from tests.smolui.test_handlers import ANSWER, make_app, run, start_turn
+from tests.smolui.test_handlers import ANSWER, make_app, run
+from tests.waiting import wait_for
 
 
 @pytest.fixture
@@ -38,14 +40,20 @@ def test_stop_and_retry_with_nothing_to_act_on_say_so(tmp_path: Path, notices):
 
 
 def test_stop_cancels_a_retry_that_waits_for_the_stopped_turn(tmp_path: Path, notices):
-    slow = ScriptedReply("Thought: slow", delay=1.0)
+    reached, gate = threading.Event(), threading.Event()  # the step in flight at the stop
+    slow = ScriptedReply("Thought: slow", reached=reached, gate=gate)
     handlers, registry = make_app(tmp_path, lambda: [slow])
-    turn, conversation_id = start_turn(handlers, "compute")
-    history = next(turn)[0]
-    stop_adapter(handlers)(conversation_id)  # the step in flight still ends
-    shown, pending, button = retry_adapter(handlers)(history, conversation_id)
-    assert pending is not None and button.interactive is True
-    stop_adapter(handlers)(conversation_id)  # the waiting retry is called off
+    echoed, sent = handlers.echo({"text": "compute", "files": []}, [])
+    turn = handlers.run_turn(sent, echoed, None)
+    history, conversation_id = next(turn)  # as the turn starts: more comes once the gate opens
+    try:
+        wait_for(reached.is_set, "the turn's model call began")
+        stop_adapter(handlers)(conversation_id)  # the step in flight still ends
+        shown, pending, button = retry_adapter(handlers)(history, conversation_id)
+        assert pending is not None and button.interactive is True
+        stop_adapter(handlers)(conversation_id)  # the waiting retry is called off
+    finally:
+        gate.set()
     assert notices == [RETRY_AFTER_STOP, RETRY_CANCELLED]
     stopped = list(turn)[-1][0]
     final = list(handlers.run_turn(pending, shown, conversation_id))

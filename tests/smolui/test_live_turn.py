@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import threading
-import time
 
 from smolui.turns.live import LiveTurn
+from tests.waiting import wait_for
 
 
 def chat(text: str) -> list[dict]:
@@ -14,15 +14,26 @@ def chat(text: str) -> list[dict]:
 
 def test_a_follower_sees_the_chat_now_then_each_change_to_the_end():
     live = LiveTurn(chat("start"))
+    seen: list[str] = []
 
-    def publish() -> None:
-        for step in ("one", "two"):
-            time.sleep(0.05)
+    def follow() -> None:
+        for version in live.follow():
+            seen.append(version[0]["content"])
+
+    def after_seeing(text: str) -> None:  # publish only once the follower has the version before
+        wait_for(lambda: text in seen, f"the follower saw {text!r}")
+
+    follower = threading.Thread(target=follow, daemon=True)
+    follower.start()
+    try:
+        for before, step in (("start", "one"), ("one", "two")):
+            after_seeing(before)
             live.publish(chat(step))
-        live.publish(chat("end"), done=True)
-
-    threading.Thread(target=publish).start()
-    seen = [c[0]["content"] for c in live.follow()]
+        after_seeing("two")
+    finally:
+        live.publish(chat("end"), done=True)  # ends the follower, even after a failure
+    follower.join(60)
+    assert not follower.is_alive(), "the follower ends with the turn"
     assert seen[0] == "start" and seen[-1] == "end" and live.done
     assert seen == sorted(set(seen), key=seen.index), "no version twice"
 

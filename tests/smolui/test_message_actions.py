@@ -28,6 +28,7 @@ from smolui.sessions import SessionRegistry
 from smolui.turns.pending import PendingTurn
 from smolui.ui.message_actions import answering_panel
 from smolui.uploads import UploadPolicy
+from tests.waiting import wait_for
 
 RULES = {
     "one": ["<code>\nkept = 1\nfinal_answer(f'one: {kept}')\n</code>"],
@@ -190,10 +191,11 @@ def test_a_message_with_attachments_cannot_be_edited(tmp_path):
 
 
 def test_actions_wait_for_a_running_turn(tmp_path):
+    reached, gate = threading.Event(), threading.Event()  # the slow step runs until released
     rules = {
         "fast": ["<code>\nfinal_answer('soon')\n</code>"],
         "slow": [
-            ScriptedReply("Thought: slow", delay=2.0),
+            ScriptedReply("Thought: slow", reached=reached, gate=gate),
             "<code>\nfinal_answer('late')\n</code>",
         ],
     }
@@ -205,19 +207,23 @@ def test_actions_wait_for_a_running_turn(tmp_path):
     finished = threading.Thread(target=lambda: list(turn))
     finished.start()
     try:
+        wait_for(reached.is_set, "the slow turn's model call began")
         assert actions.undo(shown, conversation_id).notice == STILL_RUNNING
         assert actions.retry(shown, conversation_id).notice == STILL_RUNNING
         last = last_user_turn(shown)[1]
         assert actions.edit(shown, conversation_id, last, "x", "slow").notice == STILL_RUNNING
     finally:
-        finished.join(20)
+        gate.set()
+        finished.join(60)
+    assert not finished.is_alive(), "the slow turn ended once released"
     assert tasks(registry, conversation_id) == ["fast", "slow"]
 
 
 def test_a_retry_right_after_stop_waits_for_the_stopped_turn_and_then_runs(tmp_path):
+    reached, gate = threading.Event(), threading.Event()  # the step in flight at the stop
     rules = {
         "slow": [
-            ScriptedReply("Thought: slow", delay=1.5),
+            ScriptedReply("Thought: slow", reached=reached, gate=gate),
             "<code>\nfinal_answer('retried')\n</code>",
         ],
     }
@@ -228,12 +234,17 @@ def test_a_retry_right_after_stop_waits_for_the_stopped_turn_and_then_runs(tmp_p
     stopped: list = []
     first = threading.Thread(target=lambda: stopped.extend(turn))
     first.start()
-    chat.stop(conversation_id)  # the model call in flight still ends its step
-    queued = actions.retry(shown, conversation_id)
-    assert queued.notice == RETRY_AFTER_STOP and queued.pending is not None
-    assert actions.retry(shown, conversation_id).notice == RETRY_ALREADY_WAITING
+    try:
+        wait_for(reached.is_set, "the first turn's model call began")
+        chat.stop(conversation_id)  # the model call in flight still ends its step
+        queued = actions.retry(shown, conversation_id)
+        assert queued.notice == RETRY_AFTER_STOP and queued.pending is not None
+        assert actions.retry(shown, conversation_id).notice == RETRY_ALREADY_WAITING
+    finally:
+        gate.set()  # the stopped step ends now; the queued retry runs after it
     final = list(chat.run_turn(queued.pending, queued.chat, conversation_id))[-1][0]
-    first.join(20)
+    first.join(60)
+    assert not first.is_alive(), "the stopped turn ended"
     assert "stopped" in " ".join(texts(stopped[-1][0])).lower()  # the first turn did stop
     assert texts(final)[0] == "slow" and "retried" in texts(final)
     assert not any("Stopped." in text for text in texts(final)), "the stopped answer is gone"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import socket
-import time
 
 import httpx
 import pytest
@@ -17,6 +16,7 @@ from smolui.observability.health import model_check, readiness, store_check
 from smolui.observability.metrics import AppMetrics
 from smolui.store import StoreUnavailableError
 from tests.otlp_receiver import OtlpReceiver
+from tests.waiting import wait_for
 
 ANSWER = "Thought: compute it.\n<code>\nfinal_answer(6 * 7)\n</code>"
 
@@ -112,10 +112,8 @@ def test_a_turn_moves_the_counts_and_is_traced_with_its_conversation(app, receiv
     assert moved("smolui_model_tokens_total", direction="input") > 0
     assert moved("smolui_model_tokens_total", direction="output") > 0
     assert after[("smolui_live_conversations", ())] >= 1
-    deadline = time.monotonic() + 10  # the turn's lock is released just after its last update
-    while scrape(base)[("smolui_running_turns", ())] != 0 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert scrape(base)[("smolui_running_turns", ())] == 0
+    # The turn's lock is released just after its last update.
+    wait_for(lambda: scrape(base)[("smolui_running_turns", ())] == 0, "no turn counted as running")
     assert after[("smolui_sandbox_workers", ())] == 0  # this app runs code in-process
     spans = receiver.wait_for("invoke_agent CodeAgent")
     conversations = {session.id for session in ui.registry.sessions()}
@@ -131,9 +129,7 @@ def test_readyz_answers_503_and_says_which_part_is_not_ready(app):
 
     loader = ModelLoader("missing.gguf", build=broken)
     loader.start()
-    deadline = time.monotonic() + 10
-    while loader.label.endswith("(loading…)") and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_for(lambda: not loader.label.endswith("(loading…)"), "the broken model failed to load")
     ui.ready_checks["model"] = model_check(loader)
     try:
         ready = httpx.get(base + "readyz", timeout=10)

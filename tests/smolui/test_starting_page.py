@@ -15,6 +15,7 @@ import pytest
 
 from smolui.app.starting_page import HOLD_S, StartingPage
 from smolui.observability.server import AppServer
+from tests.waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,7 +36,7 @@ def test_the_page_answers_at_once_and_ends_with_a_reload_once_released(starting)
         first = next(chunks)
         assert "testapp is starting" in first
         assert "location.reload()" not in first  # held open until the app serves
-        threading.Timer(0.2, starting.release).start()
+        starting.release()  # the page already shows, held: releasing it ends it
         rest = "".join(chunks)
     assert rest.rstrip().endswith("<script>location.reload()</script></body></html>")
 
@@ -98,11 +99,19 @@ def test_the_model_starts_loading_only_when_asked_after_serving(tmp_path):
         return ScriptedModel(model_id=f"model for {spec}")
 
     loader = ModelLoader("local", build=build)
+    asked = threading.Event()  # set when anything asks the loader to start
+    start = loader.start
+
+    def start_and_note() -> None:
+        asked.set()
+        start()
+
+    loader.start = start_and_note
     settings = Settings(data_dir=str(tmp_path / "data"), upload_folder=str(tmp_path / "up"))
     ui = app.build_ui(settings, loader)
     assert "loading" in ui.model_label()
-    time.sleep(0.2)
-    assert not built.is_set()  # building the UI left the model alone
+    # Loading starts only through `start`: not asked means no build is under way or to come.
+    assert not asked.is_set() and not built.is_set()  # building the UI left the model alone
     app.start_model(settings, loader)
     assert loader.get(timeout=10).model_id == "model for local"
     assert ui.model_label() == "model for local"  # the loaded model names itself
@@ -150,8 +159,8 @@ def test_app_py_answers_with_the_starting_page_then_serves_the_chat(tmp_path):
 
 def _first_chunk(url: str, process: subprocess.Popen, timeout: float = 60.0) -> str:
     """The first piece of the first 200 answer at `url` (retried until the port answers)."""
-    started = time.monotonic()
-    while time.monotonic() - started < timeout:
+
+    def answer() -> str | None:
         assert process.poll() is None, process.stderr.read()
         try:
             with httpx.stream("GET", url, timeout=timeout) as response:
@@ -159,5 +168,6 @@ def _first_chunk(url: str, process: subprocess.Popen, timeout: float = 60.0) -> 
                     return next(response.iter_text())
         except httpx.TransportError:
             pass
-        time.sleep(0.05)
-    pytest.fail(f"{url} did not answer within {timeout} s")
+        return None
+
+    return wait_for(answer, f"{url} answered 200", timeout=timeout, poll=0.05)

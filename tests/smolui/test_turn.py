@@ -7,17 +7,39 @@ import threading
 
 from agents.loop.code_agent import CodeAgent
 from agents.memory.steps import ActionStep
-from agents.models.scripted import ScriptedModel
+from agents.models.scripted import ScriptedModel, ScriptedReply
 from smolui.app.gradio_ui import stream_to_gradio
 from smolui.turns.turn import STOPPED_NOTE, AgentTurn, TurnRequest
+from tests.waiting import wait_for
 
 STEP = "Thought: again.\n<code>\nprint('step')\n</code>"
 ANSWER = "<code>\nfinal_answer(sum(values))\n</code>"
 
 
-def agent_for(replies: list[str], delay: float = 0.0, max_steps: int = 10) -> CodeAgent:
-    model = ScriptedModel(replies, delay=delay)
+def agent_for(replies: list, max_steps: int = 10) -> CodeAgent:
+    model = ScriptedModel(replies)
     return CodeAgent([], model, executor_type="local", max_steps=max_steps, verbosity_level=-1)
+
+
+def held_step() -> tuple[ScriptedReply, threading.Event, threading.Event]:
+    """A step whose model call stays open until the test sets the returned gate."""
+    reached, gate = threading.Event(), threading.Event()
+    return ScriptedReply(STEP, reached=reached, gate=gate), reached, gate
+
+
+def noting_the_end(agent: CodeAgent) -> threading.Event:
+    """An event set once the agent's run has ended, however it ended."""
+    ended = threading.Event()
+    run = agent.run
+
+    def run_then_note(*args, **kwargs):
+        try:
+            yield from run(*args, **kwargs)
+        finally:
+            ended.set()
+
+    agent.run = run_then_note  # the turn asks for a stream, so a generator stands in well
+    return ended
 
 
 class Recorder:
@@ -58,26 +80,40 @@ def test_a_failing_agent_ends_the_turn_as_failed():
 
 
 def test_stop_ends_following_at_once_and_the_agent_at_its_step():
-    agent = agent_for([STEP] * 9 + [ANSWER], delay=0.3)
+    first, reached, gate = held_step()
+    agent = agent_for([first] + [STEP] * 8 + [ANSWER])
     stop = threading.Event()
     turn = AgentTurn().start(agent, TurnRequest("loop"))
-    threading.Timer(0.1, stop.set).start()
-    threading.Timer(0.1, agent.interrupt).start()
-    list(turn.follow(stop))
+
+    def press_stop() -> None:  # the Stop button, pressed while the first model call is open
+        if reached.wait(60):
+            stop.set()
+            agent.interrupt()
+
+    threading.Thread(target=press_stop, daemon=True).start()
+    try:
+        list(turn.follow(stop))
+        assert not turn.wait(0), "following ended while the step was still running"
+    finally:
+        gate.set()
     assert turn.state == "stopped"
     assert any(m.get("content") and STOPPED_NOTE in m["content"] for m in turn.messages)
-    assert turn.wait(5), "the run ends at its next step boundary"
+    assert turn.wait(60), "the run ends at its next step boundary"
     assert len(agent.model.calls) <= 2
 
 
 def test_closing_stream_to_gradio_early_interrupts_the_agent(tmp_path):
-    agent = agent_for([STEP] * 9 + [ANSWER], delay=0.2)
+    second, _, gate = held_step()  # the run cannot get past step 2 before the close
+    agent = agent_for([STEP, second] + [STEP] * 7 + [ANSWER])
+    ended = noting_the_end(agent)
     stream = stream_to_gradio(agent, "loop", media_folder=tmp_path)
-    next(stream)  # the pending first step
-    next(stream)  # the first events
-    stream.close()
-    steps = [s for s in agent.memory.steps if isinstance(s, ActionStep)]
-    deadline = threading.Event()
-    deadline.wait(1.5)
+    try:
+        next(stream)  # the pending first step
+        next(stream)  # the first events
+        stream.close()
+        steps = [s for s in agent.memory.steps if isinstance(s, ActionStep)]
+    finally:
+        gate.set()  # let the step running at the close end, so the run meets its boundary
+    wait_for(ended.is_set, "the agent's run ended after the stream was closed")
     later = [s for s in agent.memory.steps if isinstance(s, ActionStep)]
     assert len(later) <= len(steps) + 1, "no step starts after the one running at the close"
