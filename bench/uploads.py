@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def build_pdf(folder: Path, pages: int) -> Path:
-    from smolui.uploads.samples import report_pages, write_pdf
+    from tests.samples import report_pages, write_pdf
 
     return write_pdf(folder / "report.pdf", report_pages(pages, lines_per_page=45))
 
@@ -32,7 +32,7 @@ def build_docx(folder: Path, target_mb: int) -> Path:
     """A long report (text, tables) with photos embedded until the file reaches target_mb."""
     from PIL import Image
 
-    from smolui.uploads.samples import report_pages, write_docx
+    from tests.samples import report_pages, write_docx
 
     paragraphs = [
         line for page in report_pages(400, lines_per_page=30) for line in page.splitlines()

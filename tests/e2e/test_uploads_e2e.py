@@ -8,8 +8,8 @@ import pytest
 from playwright.sync_api import expect
 
 from agents.models.messages import content_text
-from smolui.uploads.samples import write_pdf
 from tests.e2e.pages import bot, send, wait_turn_done
+from tests.samples import write_pdf
 
 pytestmark = pytest.mark.e2e
 

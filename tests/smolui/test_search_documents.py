@@ -15,7 +15,7 @@ from smolui.store import UploadInfo, open_store
 from smolui.store.schema import UploadText
 from smolui.store.search import DOCUMENT_CHARS, PIECE_CHARS, document_pieces
 from smolui.uploads.ingest import ingest
-from smolui.uploads.samples import write_pdf
+from tests.samples import write_pdf
 
 OWNER = "alice"
 CHAT = [{"role": "user", "content": "Summarise the attached report."},

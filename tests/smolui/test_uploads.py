@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from smolui.uploads import UploadPolicy, delete_session_folder, ingest, session_folder
-from smolui.uploads.samples import report_pages, write_docx, write_pdf
+from tests.samples import report_pages, write_docx, write_pdf
 
 FRENCH = "Résumé du café à Zürich\nDeuxième ligne, très élégante.\n"
 

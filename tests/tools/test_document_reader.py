@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from smolui.uploads.samples import report_pages, write_docx, write_pdf
+from tests.samples import report_pages, write_docx, write_pdf
 from tools.document_reader import (
     CHUNK_CHARS,
     DocumentError,

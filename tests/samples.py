@@ -1,7 +1,7 @@
 """Build real sample documents (PDF with a text layer, DOCX with paragraphs and tables).
 
-Used for the bundled example document, the tests and `bench/uploads.py`; the files are
-written with pypdf and python-docx, the same libraries that read them back.
+Used by the tests and `bench/uploads.py` (it also made the bundled example document); the
+files are written with pypdf and python-docx, the same libraries that read them back.
 """
 
 from __future__ import annotations
