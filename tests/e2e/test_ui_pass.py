@@ -153,11 +153,15 @@ def test_controls_follow_the_state(app, open_page):
     app.model_options = {"loop": True}
     # The retried answer and the long job's model call are held open until the page was seen.
     retry_answers, long_job_answers = threading.Event(), threading.Event()
+    long_job_started = threading.Event()
     hello = "<code>\nfinal_answer('Hi there.')\n</code>"
     app.script = lambda: by_task(
         {
             "hello": [hello, ScriptedReply(hello, gate=retry_answers)],
-            "long job": [ScriptedReply("Thought: thinking", gate=long_job_answers)] * 5,
+            "long job": [
+                ScriptedReply("Thought: thinking", reached=long_job_started, gate=long_job_answers)
+            ]
+            * 5,
         }
     )
     page = open_page(app.url)
@@ -186,6 +190,9 @@ def test_controls_follow_the_state(app, open_page):
     expect(page.locator(f'{CHAT} [data-testid="user"]')).to_have_count(1)
     send(page, "long job")
     expect(page.locator(".stop-button")).to_be_enabled(timeout=15_000)
+    # Stop once the server runs the turn: a Stop pressed in the moment between the echo and
+    # the queued turn's start finds nothing running yet (a known gap, not what this tests).
+    assert long_job_started.wait(60), "the long job's model call never began"
     page.keyboard.press("Escape")  # Esc stops
     expect(page.locator(f"{CHAT} sub", has_text="stopped")).to_be_visible(timeout=20_000)
     expect(page.locator(".stop-button")).to_be_disabled()
