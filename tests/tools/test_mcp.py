@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import socket
-import subprocess
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from agents import CodeAgent, ScriptedModel, ScriptedReply, ToolCallingAgent
-from tests.waiting import wait_for
+from tests.tools.mcp_server_process import SERVER, http_mcp_server
 from tools.base import ToolExecutionError
 from tools.collection import ToolCollection
 from tools.hub import TrustRemoteCodeError
 from tools.mcp import MCPClient, schema_to_inputs
-
-SERVER = str(Path(__file__).with_name("mcp_test_server.py"))
 
 pytestmark = pytest.mark.slow  # every test but one starts a real MCP server process
 
@@ -95,31 +90,10 @@ def test_calls_after_disconnect_are_refused(stdio_params) -> None:
         add(a=1, b=1)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _listens(port: int) -> bool:
-    with socket.socket() as probe:
-        return probe.connect_ex(("127.0.0.1", port)) == 0
-
-
 @pytest.fixture
 def http_server() -> Iterator[str]:
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, SERVER, "http", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for(lambda: _listens(port), f"the MCP test server listens on port {port}")
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with http_mcp_server() as url:
+        yield url
 
 
 def test_streamable_http_transport(http_server: str) -> None:

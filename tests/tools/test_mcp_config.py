@@ -6,44 +6,22 @@ from __future__ import annotations
 
 import json
 import logging
-import socket
-import subprocess
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from agents.errors import AgentConfigError
-from tests.waiting import wait_for
+from tests.tools.mcp_server_process import SERVER, free_port, http_mcp_server
 from tools.mcp_config import ConfiguredTools, load_servers, resolve
 
-SERVER = str(Path(__file__).with_name("mcp_test_server.py"))
 ADDS = "Thought: add.\n<code>\ntotal = add(a=20, b=22)\nfinal_answer(int(total))\n</code>"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _listens(port: int) -> bool:
-    with socket.socket() as probe:
-        return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
 @pytest.fixture
 def http_server() -> Iterator[str]:
-    port = _free_port()
-    process = subprocess.Popen([sys.executable, SERVER, "http", str(port)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-    try:
-        wait_for(lambda: _listens(port), f"the MCP test server listens on port {port}")
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with http_mcp_server() as url:
+        yield url
 
 
 def _stdio(**more: object) -> dict[str, object]:
@@ -96,7 +74,7 @@ def test_a_malformed_configuration_says_what_to_fix(config, problem):
 
 @pytest.mark.slow  # starts real MCP servers
 def test_allowed_tools_of_a_live_server_join_and_a_down_server_is_skipped_once(http_server, caplog):
-    down = f"http://127.0.0.1:{_free_port()}/mcp"  # nobody listens there
+    down = f"http://127.0.0.1:{free_port()}/mcp"  # nobody listens there
     config = {"servers": {"down": {"url": down, "timeout": 60},
                           "calc": _stdio(tools=["add", "word-count"]),
                           "remote": {"url": http_server, "tools": ["explode"]}}}  # fmt: skip
@@ -122,7 +100,7 @@ def test_the_app_s_agents_use_the_configured_tools_and_a_down_server_breaks_no_t
 
     replies = tmp_path / "replies.json"
     replies.write_text(json.dumps([ADDS]))
-    down = f"http://127.0.0.1:{_free_port()}/mcp"
+    down = f"http://127.0.0.1:{free_port()}/mcp"
     servers = json.dumps({"servers": {"calc": _stdio(tools=["add"]), "down": {"url": down}}})
     settings = settings_from_args(["--model", f"scripted:{replies}", "--executor", "local"],
                                   {"SMOLUI_MCP_SERVERS": servers})  # fmt: skip
