@@ -318,10 +318,11 @@ def validate(settings: Settings) -> str | None:
     """
     from agents.models.spec import spec_problem
 
-    for spec in settings.models:
+    chosen = [] if settings.model in (None, "local", "default") else [("--model", settings.model)]
+    for flag, spec in chosen + [("--models", spec) for spec in settings.models]:
         problem = spec_problem(spec)
-        if problem:
-            return f"--models: {problem} (`python app.py --help` lists the valid forms)"
+        if problem:  # refused at start, not at the first turn
+            return f"{flag}: {problem} (`python app.py --help` lists the valid forms)"
     from agents.models.local_servers import parse_ports
 
     try:

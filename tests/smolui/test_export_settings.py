@@ -66,6 +66,7 @@ def test_auth_and_bad_values_are_checked(capsys):
         ["--port", "0"],
         ["--agent-type", "magic"],
         ["--concurrency", "x"],
+        ["--model", "scripted"],  # not a model string (scripted:demo is)
     ):
         with pytest.raises(SystemExit):
             settings_from_args(argv, {})
