@@ -70,22 +70,24 @@ def test_a_new_migration_file_moves_the_head_and_the_database_is_migrated_to_it(
     engine = database.create_engine(f"sqlite:///{tmp_path / 'store.db'}")
     migrate.upgrade(engine)
     folder = copy_of_migrations(tmp_path, monkeypatch)
-    header = 'revision: str = "0007"\ndown_revision: str | None = "0006"\ndepends_on = None'
-    add_migration(folder, "0007_more.py", header)
-    assert migrate.head_revision() == "0007" and alembic_heads(folder) == ["0007"]
+    shipped = migrate.head_revision()
+    header = f'revision: str = "9001"\ndown_revision: str | None = "{shipped}"\ndepends_on = None'
+    add_migration(folder, "9001_more.py", header)
+    assert migrate.head_revision() == "9001" and alembic_heads(folder) == ["9001"]
     assert not migrate.is_at_head(engine)  # the shipped files decide, not a number kept by hand
     migrate.upgrade(engine)
-    assert migrate.current_revision(engine) == "0007" and migrate.is_at_head(engine)
+    assert migrate.current_revision(engine) == "9001" and migrate.is_at_head(engine)
     engine.dispose()
 
 
 def test_two_heads_or_unplain_files_leave_the_decision_to_alembic(tmp_path, monkeypatch):
+    shipped = migrate.head_revision()
     folder = copy_of_migrations(tmp_path, monkeypatch)
-    add_migration(folder, "0007_side.py", 'revision = "0007a"\ndown_revision = "0006"')
-    add_migration(folder, "0007_other.py", 'revision = "0007b"\ndown_revision = "0006"')
+    add_migration(folder, "9001_side.py", f'revision = "9001a"\ndown_revision = "{shipped}"')
+    add_migration(folder, "9001_other.py", f'revision = "9001b"\ndown_revision = "{shipped}"')
     assert migrate.head_revision() is None
-    (folder / "versions" / "0007_other.py").unlink()
-    assert migrate.head_revision() == "0007a"
-    add_migration(folder, "0008.py", 'revision = "0008"\ndown_revision = "0007a"\n'
+    (folder / "versions" / "9001_other.py").unlink()
+    assert migrate.head_revision() == "9001a"
+    add_migration(folder, "9002.py", 'revision = "9002"\ndown_revision = "9001a"\n'
                   'depends_on = "0002"')  # fmt: skip
     assert migrate.head_revision() is None

@@ -1,0 +1,21 @@
+"""Reserved: approvals waiting for a person's answer (issue 28).
+
+Revision ID: 0007
+Revises: 0006
+Create Date: 2026-11-26
+"""
+
+from __future__ import annotations
+
+revision = "0007"
+down_revision = "0006"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    pass
+
+
+def downgrade() -> None:
+    pass
