@@ -20,6 +20,7 @@ from smolui.sessions import ConversationUnavailableError, Session, SessionRegist
 from smolui.sessions.model_choice import fall_back_if_gone
 from smolui.turns.admission import TurnAdmission
 from smolui.turns.config import HandlerConfig
+from smolui.turns.early_stop import StopsBeforeStart
 from smolui.turns.pending import PendingTurn
 from smolui.turns.retry_queue import queued_retry, without_last_answer
 from smolui.turns.runner import (
@@ -90,6 +91,8 @@ class ChatHandlers:
         self.runner = TurnRunner(config, self.observer, self._save)
         # Shown but not started: a reload in between gives them back (`smolui.turns.unsent`).
         self.unsent = UnsentMessages()
+        # Shown, and Stop pressed before their turn arrived: they stop as it arrives.
+        self.early_stops = StopsBeforeStart()
 
     # -- one turn ---------------------------------------------------------------------------
 
@@ -119,7 +122,9 @@ class ChatHandlers:
         shown += [{"role": "user", "content": {"path": path}} for path in files]
         if text:
             shown.append({"role": "user", "content": text})
-        return shown, self.unsent.hold(conversation_id, PendingTurn.message(text, files))
+        pending = self.unsent.hold(conversation_id, PendingTurn.message(text, files))
+        self.early_stops.expect(conversation_id, pending)
+        return shown, pending
 
     def run_turn(
         self,
@@ -155,6 +160,7 @@ class ChatHandlers:
             return
         notes = self._notes(session, conversation_id)
         claimed = session.begin_turn(wait=BUSY_WAIT_S)
+        stopped_early = self.early_stops.arrived(conversation_id, pending)
         if pending.after_stop:  # a Retry pressed while a stopped turn ended its step
             history, cancelled = queued_retry(session, claimed, history)
             if cancelled:
@@ -168,6 +174,9 @@ class ChatHandlers:
             yield history + notes + [busy], session.id
             return
         chat = history + notes
+        if stopped_early:
+            yield self._stopped_before_start(session, pending, chat)
+            return
         entered = enter(self.admission, session, pending, identity)
         if isinstance(entered, str):  # refused before anything is kept or shown elsewhere
             stored = self._stored_chat(session)
@@ -182,6 +191,18 @@ class ChatHandlers:
         admission = yield from wait_for_slot(entered, session, chat, self._save)
         if admission is not None:
             yield from self.runner.run(session, pending, chat, admission, identity)
+
+    def _stopped_before_start(
+        self, session: Session, pending: PendingTurn, chat: list[Message]
+    ) -> tuple[list[Message], str]:
+        """End a claimed turn whose Stop came before it arrived: nothing runs, the message
+        is kept (after the server's own chat, as for a refusal) with the stop note."""
+        note = render_notice(STOP_NOTE, "■")
+        stored = self._stored_chat(session)
+        if stored is not None:  # unreadable: keep nothing rather than the page's chat
+            self._save(session, stored + _user_messages(pending) + [note], "idle")
+        session.end_turn()
+        return chat + [note], session.id
 
     def _notes(self, session: Session, conversation_id: str | None) -> list[Message]:
         """Notices for the page before the turn: the conversation was reopened from the
@@ -231,15 +252,21 @@ class ChatHandlers:
 
     # -- controls ---------------------------------------------------------------------------
 
-    def stop(self, conversation_id: str | None) -> None:
-        """Stop the running turn: the page at once, the agent at its next step.
+    def stop(self, conversation_id: str | None) -> bool:
+        """Stop the running turn: the page at once, the agent at its next step; or the turn
+        of a message the page shows whose turn has not arrived yet (it will not run).
 
         Args:
             conversation_id: The page's conversation id.
+
+        Returns:
+            Whether there was a turn to stop.
         """
         session = self.registry.get(conversation_id)
-        if session is not None:
+        if session is not None and session.busy:
             session.request_stop()
+            return True
+        return self.early_stops.stop(conversation_id)
 
     def clear(self, conversation_id: str | None) -> list[Message]:
         """Reset the conversation: agent memory, executor variables and uploaded files.

@@ -35,8 +35,9 @@ def stop_button(running: bool) -> Any:
 
 
 def stop_adapter(chat: ChatHandlers) -> Callable[[Any], None]:
-    """Stop, or a short notice when this conversation runs nothing; a retry waiting for
-    the stopped turn (see `MessageActions.retry`) is cancelled instead.
+    """Stop, or a short notice when this conversation runs nothing (a message the page
+    shows whose turn has not arrived yet counts as running: see `StopsBeforeStart`); a
+    retry waiting for the stopped turn (see `MessageActions.retry`) is cancelled instead.
 
     Args:
         chat: The page's handlers.
@@ -50,10 +51,8 @@ def stop_adapter(chat: ChatHandlers) -> Callable[[Any], None]:
             session.retry_after_stop = False  # its turn sees this and does not run
             gr.Info(RETRY_CANCELLED)
             return
-        if session is None or not session.busy:
+        if not chat.stop(conversation_id):  # neither running nor on its way
             gr.Info(NOTHING_RUNNING)
-            return
-        chat.stop(conversation_id)
 
     return stop
 

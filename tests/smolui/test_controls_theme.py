@@ -39,6 +39,19 @@ def test_stop_and_retry_with_nothing_to_act_on_say_so(tmp_path: Path, notices):
     assert (shown, pending) == ([], None) and button.interactive is False
 
 
+def test_stop_between_the_echo_and_the_turn_is_not_dropped(tmp_path: Path, notices):
+    # On a busy server the queued turn reaches the conversation after the page showed the
+    # message and enabled Stop: a Stop in that moment stops the turn as it arrives.
+    handlers, registry = make_app(tmp_path, lambda: [ANSWER])
+    conversation_id = registry.open(None).id
+    echoed, sent = handlers.echo({"text": "compute", "files": []}, [], conversation_id)
+    stop_adapter(handlers)(conversation_id)
+    assert notices == [], "not 'Nothing is running': the message's turn is on its way"
+    chat = list(handlers.run_turn(sent, echoed, conversation_id))[-1][0]
+    assert chat[-1]["content"].endswith("Send a message to continue from here.")
+    assert registry.get(conversation_id).agent.model.calls == []
+
+
 def test_stop_cancels_a_retry_that_waits_for_the_stopped_turn(tmp_path: Path, notices):
     reached, gate = threading.Event(), threading.Event()  # the step in flight at the stop
     slow = ScriptedReply("Thought: slow", reached=reached, gate=gate)
