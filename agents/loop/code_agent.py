@@ -176,8 +176,9 @@ class CodeAgent(MultiStepAgent):
         if summary_mode:
             return generic()
         system_prompt = self.memory.system_prompt.system_prompt
+        tools = [*self.tools, *self.managed_agents]
         return self.profile.messages(
-            system_prompt, self.memory.steps, self.code_block_tags, generic
+            system_prompt, self.memory.steps, self.code_block_tags, generic, tools
         )
 
     def _prepare_run(self, additional_args: dict[str, Any]) -> None:

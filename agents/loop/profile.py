@@ -11,7 +11,7 @@ the loop does for any model; a model family that needs more (the tiny bundled mo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterable, Sequence
+from collections.abc import Callable, Collection, Generator, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -85,8 +85,10 @@ class ModelProfile(Protocol):
         steps: Sequence[MemoryStep],
         code_block_tags: tuple[str, str],
         generic: Callable[[], list[ChatMessage]],
+        tools: Collection[str],
     ) -> list[ChatMessage]:
-        """What the model sees for a code step; `generic()` gives the loop's own transcript."""
+        """What the model sees for a code step; `generic()` gives the loop's own transcript,
+        `tools` names what the code may call."""
         ...
 
     def step_options(
@@ -139,6 +141,7 @@ class GenericProfile:
         steps: Sequence[MemoryStep],
         code_block_tags: tuple[str, str],
         generic: Callable[[], list[ChatMessage]],
+        tools: Collection[str] = (),
     ) -> list[ChatMessage]:
         return generic()
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -90,12 +91,14 @@ class WorkedExample:
         thought: The one-line thought.
         code: The code, whose last line gives the answer.
         category: The name of the operation it teaches (see `Category`).
+        tool: The tool its code calls ("" for none): shown only to agents that have it.
     """
 
     task: str
     thought: str
     code: str
     category: str = ""
+    tool: str = ""
 
     def answer(self, open_tag: str, close_tag: str) -> str:
         """The example's step as the model should write it.
@@ -177,21 +180,26 @@ def pick_examples(
     count: int = 3,
     bank: tuple[WorkedExample, ...] | None = None,
     categories: tuple[Category, ...] | None = None,
+    tools: Collection[str] = (),
 ) -> list[WorkedExample]:
     """The `count` examples best suited to `task`, the best one last.
 
     Examples rank first by how strongly the task asks for their category's operation (see
-    `Category.score`), then by the summed rarity (inverse document frequency over the bank)
-    of the words the task and the example share, quoted text left out; ties keep the bank's
-    order. A task about an attached file gets only file examples; other tasks get none.
+    `Category.score`), then examples that call one of the agent's tools before those that
+    do the work themselves, then by the summed rarity (inverse document frequency over the
+    bank) of the words the task and the example share, quoted text left out; ties keep the
+    bank's order. A task about an attached file gets only file examples; other tasks get
+    none. An example calling a tool the agent lacks is never shown.
 
     Args:
         task: The user's task.
         count: How many examples to return.
         bank: The examples to choose from (default: the packaged bank).
         categories: The categories of the bank's examples (default: the packaged ones).
+        tools: The names of the agent's tools.
     """
     bank = example_bank() if bank is None else bank
+    bank = tuple(example for example in bank if not example.tool or example.tool in tools)
     categories = example_categories() if categories is None else categories
     is_file = {category.name: category.file for category in categories}
     about_file = bool(_FILE_TASK.search(task))
@@ -208,7 +216,7 @@ def pick_examples(
     similarity = _similarity(task, bank)
     ranked = sorted(
         range(len(bank)),
-        key=lambda i: (-strength.get(bank[i].category, 0), -similarity[i], i),
+        key=lambda i: (-strength.get(bank[i].category, 0), not bank[i].tool, -similarity[i], i),
     )[:count]
     return [bank[i] for i in reversed(ranked)]
 

@@ -12,7 +12,7 @@ voted on (`agents.small_model.vote`). `select_profile` chooses it for the tiny m
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Generator, Iterable, Sequence
+from collections.abc import Callable, Collection, Generator, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,6 +91,7 @@ class SmallModelProfile:
         steps: Sequence[MemoryStep],
         code_block_tags: tuple[str, str],
         generic: Callable[[], list[ChatMessage]],
+        tools: Collection[str] = (),
     ) -> list[ChatMessage]:
         """The short transcript the model sees for its next step (see
         `agents.small_model.transcript`); the generic one is not used.
@@ -100,9 +101,10 @@ class SmallModelProfile:
             steps: The agent's memory steps.
             code_block_tags: The (open, close) markers of the code block.
             generic: The loop's own transcript.
+            tools: The names of the tools the code may call.
         """
         return small_transcript(
-            system_prompt, steps, code_block_tags, self.examples, self.earlier_turns
+            system_prompt, steps, code_block_tags, self.examples, self.earlier_turns, tools
         )
 
     def grammar(self, code_block_tags: tuple[str, str]) -> str:

@@ -10,7 +10,7 @@ the model wrote it, followed by its observation or a one-line error.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from agents.loop.repair import strip_note
 from agents.memory.steps import ActionStep, MemoryStep, TaskStep
@@ -27,6 +27,7 @@ def small_transcript(
     code_block_tags: tuple[str, str],
     examples: int = 3,
     earlier_turns: int = 2,
+    tools: Collection[str] = (),
 ) -> list[ChatMessage]:
     """The messages for a small model's next step.
 
@@ -36,13 +37,14 @@ def small_transcript(
         code_block_tags: The (open, close) markers of a code block.
         examples: How many worked examples to show before the current task.
         earlier_turns: How many earlier turns (task and answering step) to keep.
+        tools: The names of the agent's tools (worked examples may call them).
     """
     turns = _turns(steps)
     if not turns:
         return [_message(MessageRole.SYSTEM, system_prompt)]
     *earlier, (task, current) = turns
     messages = [_message(MessageRole.SYSTEM, system_prompt)]
-    for example in pick_examples(task.task, examples):
+    for example in pick_examples(task.task, examples, tools=tools):
         messages.append(_message(MessageRole.USER, example.task))
         messages.append(_message(MessageRole.ASSISTANT, example.answer(*code_block_tags)))
     for old_task, old_steps in earlier[-earlier_turns:] if earlier_turns > 0 else []:

@@ -80,6 +80,7 @@ def test_every_packaged_example_runs_with_the_default_imports_and_ends_with_the_
     import ast
 
     from agents.executors.python_runner import BASE_AUTHORIZED_IMPORTS
+    from tools.convert_units import convert_units
 
     for example in example_bank():
         tree = ast.parse(example.code)
@@ -90,8 +91,35 @@ def test_every_packaged_example_runs_with_the_default_imports_and_ends_with_the_
         assert imported <= set(BASE_AUTHORIZED_IMPORTS), example
         if "open(" not in example.code:  # the file examples name files that do not exist
             answers = []
-            exec(example.code, {"final_answer": answers.append})
+            exec(example.code, {"final_answer": answers.append, "convert_units": convert_units})
             assert len(answers) == 1 and answers[0] is not None, example
+
+
+def test_examples_calling_a_tool_only_for_an_agent_that_has_it_and_then_first():
+    task = "How many kilometers is a 26 mile run?"
+    without = pick_examples(task, 3)
+    assert without and not any("convert_units" in e.code or e.tool for e in without)
+    assert pick_examples(task, 3, tools=["web_search"]) == without
+    with_tool = pick_examples(task, 3, tools=["convert_units", "web_search"])
+    assert [e.tool for e in with_tool] == ["convert_units"] * 3
+    assert {e.category for e in with_tool} == {e.category for e in without}
+    # A task of another kind is not steered to the tool.
+    sums = pick_examples("What is 18 plus 25?", 3, tools=["convert_units"])
+    assert not any(e.tool for e in sums)
+
+
+def test_every_tool_example_calls_its_tool():
+    import ast
+
+    with_tools = [e for e in example_bank() if e.tool]
+    assert with_tools
+    for example in with_tools:
+        called = {
+            node.func.id
+            for node in ast.walk(ast.parse(example.code))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+        }
+        assert example.tool in called, example
 
 
 def test_nothing_to_pick_from():
@@ -145,3 +173,19 @@ def test_earlier_turns_keep_only_task_and_answering_step():
     assert "Thought: a." not in "".join(seen)
     assert seen[-1] == "And twice that?"
     agent.close()
+
+
+def test_the_agents_tools_reach_the_worked_examples():
+    from tools.convert_units import ConvertUnitsTool
+
+    task = "Give 40 kilograms in pounds."
+    answer = "Thought: t.\n<code>\nfinal_answer(88.18)\n</code>"
+    seen = {}
+    for tools in ([], [ConvertUnitsTool()]):
+        model = ScriptedModel([answer], model_id=TINY_ID)
+        agent = CodeAgent(tools, model, executor_type="local", max_steps=1)
+        agent.run(task)
+        seen[bool(tools)] = "".join(texts(model.calls[0]))
+        agent.close()
+    assert "convert_units(" not in seen[False].split(task)[0]
+    assert 'convert_units(3, "pound", "ounce")' in seen[True]
