@@ -1,0 +1,87 @@
+"""How a turn shows and waits for its pending approval.
+
+`TurnApprovals` puts the pending action into the chat a turn publishes (under the steps the
+follower renders), and keeps that chat in the store, so a reload, another tab or another
+replica shows it. `AnswerBell` wakes the waiting turns of this process as soon as a page
+answers; answers given on another replica are read from the store on the next poll.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+Message = dict[str, Any]
+POLL_S = 1.0  # a waiting turn reads the store this often (answers from another replica)
+
+
+class AnswerBell:
+    """Rung when a page of this process answers an approval; waiting turns wake up."""
+
+    def __init__(self) -> None:
+        self._condition = threading.Condition()
+        self._rings = 0
+
+    def ring(self) -> None:
+        """Wake every waiting turn (each reads its own approval from the store)."""
+        with self._condition:
+            self._rings += 1
+            self._condition.notify_all()
+
+    def wait(self, timeout: float) -> None:
+        """Wait for the next ring, at most `timeout` seconds.
+
+        Args:
+            timeout: Seconds.
+        """
+        with self._condition:
+            rings = self._rings
+            self._condition.wait_for(lambda: self._rings != rings, timeout)
+
+
+class TurnApprovals:
+    """A turn's chat as pages see it: the follower's chat, then the pending action if any.
+
+    Args:
+        publish: Shows a chat to every page following the turn.
+        keep: Saves a chat as the conversation's (the turn still running); None: not kept.
+        chat: The chat when the turn starts (shown under a pending action that comes before
+            the follower's first update).
+    """
+
+    def __init__(
+        self,
+        publish: Callable[[list[Message]], None],
+        keep: Callable[[list[Message]], Any] | None = None,
+        chat: list[Message] | None = None,
+    ):
+        self._publish = publish
+        self._keep = keep
+        self._lock = threading.Lock()  # the follower and the waiting agent thread both publish
+        self._chat: list[Message] = list(chat or [])
+        self._held: list[Message] = []
+
+    def show(self, chat: list[Message]) -> None:
+        """Publish the follower's chat (with the pending action under it, while one waits).
+
+        Args:
+            chat: The whole chat as the turn's follower renders it.
+        """
+        with self._lock:
+            self._chat = list(chat)
+            self._publish(self._chat + self._held)
+
+    def hold(self, held: list[Message]) -> None:
+        """Show these messages under the chat until the next `hold` ([] removes them); a
+        pending action is also kept in the store with the chat.
+
+        Args:
+            held: The pending action's message, or [] once it is answered.
+        """
+        with self._lock:
+            self._held = list(held)
+            chat = self._chat + self._held
+            self._publish(chat)
+        if held and self._keep is not None:
+            self._keep(chat)

@@ -1,0 +1,99 @@
+"""Approvals as chat messages: the action waiting for the person, and each answer kept on its
+step (`ActionStep.approvals`), which the stored chat and the exports show. Pure, no gradio."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agents.memory.steps import ActionStep
+from smolui.render.messages import Message, clip, fenced, message
+
+WAITING_TITLE = "⏸ Waiting for your approval"
+PENDING_PREFIX = "approval-"  # the pending message's id: this + the approval's id
+_DECIDED = {
+    "run": "✅ Approved",
+    "edit": "✏️ Edited, then approved",
+    "skip": "⏭ Skipped",
+    "stop": "⏹ Stopped",
+}
+
+
+def arguments_text(arguments: Any) -> str:
+    """A tool call's arguments as the person reads and edits them (indented JSON).
+
+    Args:
+        arguments: The arguments (a dict, usually).
+    """
+    try:
+        return json.dumps(arguments, indent=2, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(arguments)
+
+
+def render_pending_approval(
+    approval_id: str,
+    kind: str,
+    step_number: int,
+    code: str | None,
+    tool_name: str | None,
+    arguments: Any,
+    thought: str | None = None,
+) -> Message:
+    """The action the turn holds, shown until someone answers (open, with a spinner).
+
+    Args:
+        approval_id: The pending approval's id (the message's id carries it).
+        kind: "code" or "tool".
+        step_number: The step the action belongs to.
+        code: The code block (or the code calling the tool).
+        tool_name: The tool called.
+        arguments: The call's arguments.
+        thought: What the model wrote before the action.
+    """
+    if kind == "code":
+        what = f"Step {step_number} wants to run this code:"
+        body = fenced(clip(code or ""), "python")
+    else:
+        what = f"Step {step_number} wants to call **{tool_name}** with:"
+        body = fenced(clip(arguments_text(arguments)), "json")
+    parts = [what, body]
+    if thought and thought.strip():
+        parts.insert(0, f"_{clip(thought.strip(), 600)}_")
+    parts.append("Run it, edit it, skip it or stop the turn with the buttons under the chat.")
+    return message(
+        "\n\n".join(parts),
+        title=WAITING_TITLE,
+        id=f"{PENDING_PREFIX}{approval_id}",
+        status="pending",
+        log="the turn waits for you",
+    )
+
+
+def render_approvals(step: ActionStep, parent_id: str) -> list[Message]:
+    """The answers given in a finished step, as children of its block.
+
+    Args:
+        step: The finished step (`step.approvals`: the `ApprovalRecord`s).
+        parent_id: The step block's id.
+    """
+    shown = []
+    for index, record in enumerate(step.approvals or []):
+        what = "the code" if record.kind == "code" else f"the call to {record.tool_name}"
+        lines = [f"{_DECIDED.get(record.decision, record.decision)}: {what}."]
+        if record.decision == "edit":
+            ran = record.ran if isinstance(record.ran, str) else arguments_text(record.ran)
+            language = "python" if record.kind == "code" else "json"
+            lines.append("What ran instead of the proposal:\n\n" + fenced(clip(ran), language))
+        if record.reason:
+            lines.append(f"Reason: {clip(record.reason, 600)}")
+        shown.append(
+            message(
+                "\n\n".join(lines),
+                title="Approval",
+                id=f"{parent_id}.a{index}",
+                parent_id=parent_id,
+                log=f"{record.waited:.0f} s waiting",
+            )
+        )
+    return shown

@@ -1,0 +1,192 @@
+"""The approval panel: the action a turn waits on, with Run, Edit, Skip, Stop and "Always allow
+this tool", and the per-conversation switch beside the controls.
+
+`approval_panel` and `approval_switch` make the components (in `smolui.ui.layout`);
+`wire_approvals` attaches their events (from `smolui.ui.wiring`). The chat itself shows the
+pending action as a step (`smolui.render.approval`); the panel is where the person answers.
+Whenever the chat changes (a turn publishes, a conversation opens, a page reloads) the panel
+asks the store whether this conversation has an action waiting, so every tab and replica
+shows it; of two answers only the first is taken, the other tab is told.
+"""
+
+# No `from __future__ import annotations`: gradio reads the adapters' annotations at runtime.
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from smolui.sessions import is_conversation_id
+
+SWITCH_LABEL = "Ask me before running code or tools"
+RUN, RUN_EDITED = "Run", "Run edited"
+
+
+@dataclass
+class ApprovalPanel:
+    """The panel's components (`shown`: the id of the approval the panel shows)."""
+
+    group: Any
+    heading: Any
+    editor: Any
+    reason: Any
+    run: Any
+    edit: Any
+    skip: Any
+    stop: Any
+    always: Any
+    shown: Any
+    seen: Any  # the conversation whose switch the checkbox shows
+    switch: Any = None
+
+
+def approval_switch() -> Any:
+    """The per-conversation switch (inside the controls row of a Blocks context)."""
+    import gradio as gr
+
+    return gr.Checkbox(
+        label=SWITCH_LABEL, value=False, elem_id="approval-switch", container=False, scale=0
+    )
+
+
+def approval_panel(switch: Any = None) -> ApprovalPanel:
+    """The panel, hidden until an action waits (inside a Blocks context).
+
+    Args:
+        switch: The per-conversation switch (`approval_switch`).
+    """
+    import gradio as gr
+
+    with gr.Group(visible=False, elem_classes="smolui-approval") as group:
+        heading = gr.Markdown("", elem_id="approval-heading")
+        editor = gr.Textbox(
+            label="Code to run", lines=6, max_lines=24, interactive=False, elem_id="approval-editor"
+        )
+        reason = gr.Textbox(
+            label="Reason (for Skip or Stop; the agent reads why it was skipped)",
+            max_lines=3,
+            elem_id="approval-reason",
+        )
+        with gr.Row():
+            run = gr.Button(RUN, size="sm", elem_id="approval-run")
+            edit = gr.Button("Edit before running", size="sm", elem_id="approval-edit")
+            skip = gr.Button("Skip", size="sm", elem_id="approval-skip")
+            stop = gr.Button("Stop the turn", size="sm", elem_id="approval-stop")
+            always = gr.Button(
+                "Always allow this tool", size="sm", visible=False, elem_id="approval-always"
+            )
+    shown, seen = gr.State(None), gr.State(None)
+    return ApprovalPanel(group, heading, editor, reason, run, edit, skip, stop, always, shown,
+                         seen, switch)  # fmt: skip
+
+
+def _heading(pending: Any) -> str:
+    if pending.kind == "code":
+        return f"**Waiting for your approval** · step {pending.step_number}: code"
+    return (
+        f"**Waiting for your approval** · step {pending.step_number}: call to `{pending.tool_name}`"
+    )
+
+
+def panel_adapters(approvals: Any) -> dict[str, Callable]:
+    """The panel's handlers in the shape gradio calls them.
+
+    Args:
+        approvals: The app's `smolui.approvals.ChatApprovals`.
+    """
+    import gradio as gr
+
+    from smolui.approvals.service import ALREADY_ANSWERED, GONE, editor_text
+
+    def shows(pending: Any) -> tuple:
+        label = "Code to run" if pending.kind == "code" else "Arguments (JSON)"
+        return (
+            gr.Group(visible=True),
+            _heading(pending),
+            gr.Textbox(value=editor_text(pending), label=label, interactive=False),
+            gr.Textbox(value=""),
+            gr.Button(value=RUN),
+            gr.Button(visible=pending.kind == "tool"),
+            pending.id,
+        )
+
+    hidden = (gr.Group(visible=False), gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip(), None)
+    unchanged = tuple(gr.skip() for _ in hidden)
+
+    def refresh(conversation_id: Any, shown: Any, seen: Any) -> tuple:
+        if not is_conversation_id(conversation_id):
+            return (*unchanged, gr.skip(), gr.skip())
+        switch = (gr.skip(), gr.skip())
+        if conversation_id != seen:  # another conversation: its own switch
+            switch = (gr.Checkbox(value=approvals.enabled(conversation_id)), conversation_id)
+        pending = approvals.waiting(conversation_id)
+        if pending is None:
+            return (*(hidden if shown else unchanged), *switch)
+        if pending.id == shown:  # keep what the person may be typing
+            return (*unchanged, *switch)
+        return (*shows(pending), *switch)
+
+    def answer(action: str) -> Callable:
+        def answered(conversation_id: Any, shown: Any, text: Any, reason: Any) -> tuple:
+            if not shown or not is_conversation_id(conversation_id):
+                return hidden
+            result = approvals.answer(conversation_id, shown, action, str(text or ""),
+                                      str(reason or ""))  # fmt: skip
+            if result.ok or result.message in (ALREADY_ANSWERED, GONE):
+                if not result.ok:
+                    gr.Warning(result.message)
+                return hidden
+            gr.Warning(result.message)  # e.g. arguments that are not JSON: fix and answer again
+            return unchanged
+
+        return answered
+
+    def edit() -> tuple:
+        return gr.Textbox(interactive=True), gr.Button(value=RUN_EDITED)
+
+    def toggle(enabled: Any, conversation_id: Any) -> None:
+        if not is_conversation_id(conversation_id):
+            return
+        approvals.set_enabled(conversation_id, bool(enabled))
+        gr.Info(
+            "From the next action on, the agent asks before it runs code or tools."
+            if enabled
+            else "From the next action on, the agent runs code and tools without asking.",
+            duration=4,
+        )
+
+    handlers = {"refresh": refresh, "edit": edit, "toggle": toggle}
+    handlers.update({action: answer(action) for action in ("run", "skip", "stop", "always")})
+    return handlers
+
+
+def wire_approvals(panel: ApprovalPanel | None, chatbot: Any, conversation_id: Any,
+                   approvals: Any, safe: Callable) -> None:  # fmt: skip
+    """Attach the panel's events (call inside the Blocks).
+
+    Args:
+        panel: The panel (None: the page has none).
+        chatbot: The chat: each change looks for an action waiting.
+        conversation_id: The page's conversation id (a `gr.State`).
+        approvals: The app's `smolui.approvals.ChatApprovals` (None: a script's app without
+            them; the panel stays hidden and the switch does nothing).
+        safe: Turns a handler's failure into a readable toast.
+    """
+    if panel is None or approvals is None:
+        return
+    fn = {name: safe(handler) for name, handler in panel_adapters(approvals).items()}
+    shows = [panel.group, panel.heading, panel.editor, panel.reason, panel.run, panel.always,
+             panel.shown]  # fmt: skip
+    quiet = dict(queue=False, show_progress="hidden")
+    refresh = (fn["refresh"], [conversation_id, panel.shown, panel.seen],
+               [*shows, panel.switch, panel.seen])  # fmt: skip
+    # A turn's update, an opened conversation, a reload: look for an action waiting.
+    chatbot.change(*refresh, trigger_mode="always_last", **quiet)
+    conversation_id.change(*refresh, **quiet)
+    # Queued (without a limit) so their notices ("already answered") can reach the page.
+    told = dict(concurrency_limit=None, show_progress="hidden")
+    answer_inputs = [conversation_id, panel.shown, panel.editor, panel.reason]
+    for action in ("run", "skip", "stop", "always"):
+        getattr(panel, action).click(fn[action], answer_inputs, shows, **told)
+    panel.edit.click(fn["edit"], None, [panel.editor, panel.run], **quiet)
+    if panel.switch is not None:
+        panel.switch.input(fn["toggle"], [panel.switch, conversation_id], None, **told)

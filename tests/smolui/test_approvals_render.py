@@ -1,0 +1,56 @@
+"""The approval setting (`--approve` / `SMOLUI_APPROVE`) and approvals as chat messages:
+the pending action, and each answer kept on its step (which the export shows)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.memory.approvals import ApprovalRecord
+from agents.memory.steps import ActionStep
+from smolui.app.settings import settings_from_args
+from smolui.approvals.setting import approve_value, default_on
+from smolui.render.approval import WAITING_TITLE, render_approvals, render_pending_approval
+from smolui.render.export import to_json, to_markdown
+
+
+def test_the_setting_reads_keywords_and_tool_names_from_the_flag_or_the_environment():
+    assert settings_from_args([]).approve == "never"
+    assert settings_from_args(["--approve", "code"]).approve == "code"
+    environment = {"SMOLUI_APPROVE": "send_email, web_search"}
+    assert settings_from_args([], environment).approve == "send_email, web_search"
+    assert approve_value("send_email, web_search") == ["send_email", "web_search"]
+    assert approve_value("never") == "all"  # a conversation switched on holds everything
+    assert approve_value("tools") == "tools"
+    assert not default_on("never") and default_on("code")
+
+
+def test_a_bad_setting_stops_the_start_with_a_clear_message(capsys):
+    with pytest.raises(SystemExit):
+        settings_from_args(["--approve", "sometimes maybe"])
+    assert "--approve takes never, code, tools, all" in capsys.readouterr().err
+
+
+def test_the_pending_code_or_call_is_shown_open_with_what_it_would_do():
+    code = render_pending_approval(
+        "a1", "code", 2, "import os\nos.remove('x')", None, None, "Tidy."
+    )
+    assert code["metadata"]["title"] == WAITING_TITLE and code["metadata"]["status"] == "pending"
+    assert "```python\nimport os" in code["content"] and "_Tidy._" in code["content"]
+    call = render_pending_approval("a2", "tool", 3, None, "send_email", {"to": "a@b.c"})
+    assert "**send_email**" in call["content"] and '"to": "a@b.c"' in call["content"]
+
+
+def test_each_answer_shows_on_its_step_and_in_the_exports():
+    step = ActionStep(step_number=1)
+    step.approvals = [
+        ApprovalRecord("code", "edit", "print(1)", "print(2)", waited=3.0),
+        ApprovalRecord("tool", "skip", {"to": "x"}, None, "send_email", "Not today."),
+    ]
+    shown = render_approvals(step, "t-1")
+    assert [m["metadata"]["parent_id"] for m in shown] == ["t-1", "t-1"]
+    assert "Edited, then approved" in shown[0]["content"] and "print(2)" in shown[0]["content"]
+    assert "Skipped" in shown[1]["content"] and "Not today." in shown[1]["content"]
+    parent = {"role": "assistant", "content": "", "metadata": {"title": "Step 1", "id": "t-1"}}
+    chat = [{"role": "user", "content": "go"}, parent, *shown]
+    assert "Not today." in to_markdown(chat) and "Edited, then approved" in to_json(chat)
+    assert render_approvals(ActionStep(step_number=2), "t-2") == []
