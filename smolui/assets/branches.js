@@ -1,0 +1,118 @@
+() => {
+  // The "< 2/3 >" switchers of messages that have versions (an edited message, an answer
+  // made again). The server lists them (smolui/ui/message_actions.py): each names the
+  // message's role and the person's turn it belongs to (an answer: the turn it answers),
+  // which is how it is found among the chat's rows. A click asks the server through a
+  // hidden button; the chat it sends back is the branch now shown.
+  let versions = [];
+  window.smoluiVersionRequest = null;
+  const style = document.createElement("style");
+  style.textContent = `
+    .smolui-switch-version, .smolui-list-versions { display: none !important; }
+    .smolui-versions { display: flex; align-items: center; gap: 2px; margin: 2px 8px;
+      font-size: var(--text-sm, 0.875rem); color: var(--body-text-color, inherit); }
+    .user-row .smolui-versions { justify-content: flex-end; }
+    .smolui-versions button { min-width: 28px; min-height: 28px; padding: 0 6px;
+      border: 1px solid var(--border-color-primary, #999); border-radius: 6px;
+      background: var(--button-secondary-background-fill, transparent);
+      color: var(--button-secondary-text-color, inherit); cursor: pointer; }
+    .smolui-versions button:disabled { opacity: 0.55; cursor: default; }
+    .smolui-versions button:focus-visible { outline: 2px solid var(--color-accent, #2563eb);
+      outline-offset: 1px; }`;
+  document.head.appendChild(style);
+  const key = (v) => `${v.position}:${v.current}/${v.total}`;
+  const ask = (position, step) => {
+    window.smoluiVersionRequest = { position, step };
+    const button = document.querySelector(".smolui-switch-version");
+    if (button) button.click();
+  };
+  const arrow = (label, text, enabled, step, v) => {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.setAttribute("aria-label", label);
+    button.title = label;
+    button.textContent = text;
+    button.disabled = !enabled;
+    button.addEventListener("click", (event) => {
+      event.stopPropagation();  // not a click on the message itself
+      ask(v.position, step);
+    });
+    return button;
+  };
+  const switcher = (v) => {
+    const group = document.createElement("div");
+    group.className = "smolui-versions";
+    group.setAttribute("role", "group");
+    group.setAttribute("aria-label", "Versions of this message");
+    group.dataset.key = key(v);
+    const count = document.createElement("span");
+    count.textContent = `${v.current}/${v.total}`;
+    count.setAttribute("aria-label", `version ${v.current} of ${v.total}`);
+    group.append(
+      arrow("Previous version", "‹", v.current > 1, -1, v),
+      count,
+      arrow("Next version", "›", v.current < v.total, 1, v),
+    );
+    return group;
+  };
+  // Which row shows each message with versions: a message of the person's in its turn's
+  // row, an answer in the first row after the turn it answers.
+  const rowsFor = () => {
+    const placed = new Map();
+    let turn = -1;
+    document.querySelectorAll("#chat .message-row").forEach((row) => {
+      const mine = row.classList.contains("user-row");
+      if (mine) turn += 1;
+      for (const v of versions) {
+        const taken = [...placed.values()].includes(v);
+        if (!taken && v.turn === turn && (v.role === "user") === mine) placed.set(row, v);
+      }
+    });
+    return placed;
+  };
+  const place = () => {
+    const placed = rowsFor();
+    document.querySelectorAll("#chat .smolui-versions").forEach((group) => {
+      const v = placed.get(group.closest(".message-row"));
+      if (!v || group.dataset.key !== key(v)) group.remove();
+    });
+    placed.forEach((v, row) => {
+      if (!row.querySelector(":scope > .smolui-versions")) row.appendChild(switcher(v));
+    });
+  };
+  window.smoluiVersions = (value) => {
+    versions = Array.isArray(value) ? value : [];
+    place();
+  };
+  // Other messages shown (a reload, another conversation, a turn's new rows): the server
+  // is asked for their versions. What changed is noted as it happens, so a streaming answer
+  // (changes inside one row of the agent's) costs no pass over the person's messages.
+  let shown = null, rowsTouched = true, rowsMoved = true;
+  const askWhenChanged = () => {
+    const rows = [...document.querySelectorAll("#chat .message-row")];
+    const now = rows.length + ":" + rows.filter((row) => row.classList.contains("user-row"))
+      .map((row) => [...row.querySelectorAll('[data-testid="user"]')]
+        .map((message) => (message.textContent || "").slice(0, 200)).join(" ")).join("|");
+    if (now === shown) return;
+    shown = now;
+    const button = document.querySelector(".smolui-list-versions");
+    if (button) button.click();
+  };
+  new MutationObserver((records) => {
+    for (const record of records) {
+      const target = record.target.nodeType === Node.ELEMENT_NODE
+        ? record.target : record.target.parentElement;
+      const chat = document.getElementById("chat");
+      if (!target || !chat || !(chat.contains(target) || target.contains(chat))) continue;
+      rowsTouched = true;
+      const row = target.closest(".message-row");
+      if (!row || row.classList.contains("user-row")) rowsMoved = true;
+    }
+  }).observe(document.body, {childList: true, subtree: true, characterData: true});
+  // gradio redraws the chat's rows as it streams: the switchers are put back.
+  setInterval(() => {
+    if (rowsMoved) askWhenChanged();
+    if (rowsTouched) place();
+    rowsMoved = rowsTouched = false;
+  }, 300);
+}

@@ -1,0 +1,160 @@
+"""Branches of live conversations: edit or answer again on a new branch, switch versions.
+
+The store keeps every branch (`smolui.store.tree`); this module keeps the live agent in step
+with the branch shown. An agent remembers one path, so when another branch is shown its
+live conversation is let go (`SessionRegistry.evict`): the next turn resumes from the store
+with that branch's memory, and the model is told its variables were lost, as on any resume.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from smolui.conversations.keeper import ConversationKeeper
+    from smolui.sessions import SessionRegistry
+    from smolui.store.tree import ConversationTree
+
+logger = logging.getLogger(__name__)
+
+Message = dict[str, Any]
+
+
+class Branches:
+    """Fork, list and switch the branches of one app's conversations.
+
+    Args:
+        keeper: The app's conversation keeper (the store).
+        registry: The live conversations.
+    """
+
+    def __init__(self, keeper: ConversationKeeper, registry: SessionRegistry):
+        self.keeper = keeper
+        self.registry = registry
+
+    @property
+    def tree(self) -> ConversationTree:
+        """The store's branches (the store opens on first use)."""
+        from smolui.store.tree import ConversationTree
+
+        return ConversationTree(self.keeper.store)
+
+    def owner(self, conversation_id: str) -> str | None:
+        """Whose conversation this is: the live one's owner, else the stored one's (None:
+        unknown). The id is the page's secret, as when a turn resumes it.
+
+        Args:
+            conversation_id: The page's conversation id.
+        """
+        session = self.registry.get(conversation_id)
+        if session is not None and session.owner is not None:
+            return session.owner
+        return self.keeper.store.owner_of(conversation_id)
+
+    def fork(self, owner: str, conversation_id: str, at: int, chat: list[Message]) -> bool:
+        """Start a branch parting at message `at` of the chat shown, and show it; the turn
+        that follows is saved into it. Returns False when it is not stored (nothing kept).
+
+        Args:
+            owner: Whose conversation.
+            conversation_id: Which conversation.
+            at: The first message that differs (the edited one, or the answer made again).
+            chat: The chat as the page shows it (the part before `at` is kept).
+        """
+        kept = self.keeper.clean(chat[:at])
+        return self.tree.fork(owner, conversation_id, at, kept) is not None
+
+    def versions(self, owner: str, conversation_id: str) -> list[dict[str, Any]]:
+        """The messages of the branch shown that have versions, for the page's switchers:
+        `position`, `current`, `total`, `role`, and `turn` (the person's turn it belongs to,
+        or for an answer the turn it answers, from 0).
+
+        Args:
+            owner: Whose conversation.
+            conversation_id: Which conversation.
+        """
+        found = self.tree.versions(owner, conversation_id)
+        if not found:
+            return []
+        chat = self.tree.active_path(owner, conversation_id)
+        return [{**asdict(v), **_place(chat, v.position)} for v in found if v.position <= len(chat)]
+
+    def switch(
+        self, owner: str, conversation_id: str, position: int, step: int
+    ) -> list[Message] | None:
+        """Show the previous (`step` -1) or next (1) version of message `position`; the live
+        agent is let go so the next turn remembers that branch. Returns the chat now shown,
+        or None when nothing changed.
+
+        Args:
+            owner: Whose conversation.
+            conversation_id: Which conversation.
+            position: The message whose version changes.
+            step: -1 or 1.
+        """
+        if not self.tree.switch(owner, conversation_id, position, step):
+            return None
+        self.follow(conversation_id)
+        record = self.keeper.find(owner, conversation_id)
+        return self.keeper.chat(record) if record is not None else []
+
+    def show_match(self, owner: str, conversation_id: str, query: str) -> bool:
+        """Before a conversation found by a search opens: show the branch holding the hit.
+
+        Args:
+            owner: Whose conversation.
+            conversation_id: Which conversation.
+            query: The search words.
+        """
+        if not query.strip() or not self.tree.show_match(owner, conversation_id, query):
+            return False
+        self.follow(conversation_id)
+        return True
+
+    def follow(self, conversation_id: str) -> None:
+        """Let the live agent go (it remembers another branch); idle ones only.
+
+        Args:
+            conversation_id: Which conversation.
+        """
+        session = self.registry.get(conversation_id)
+        if session is not None and not session.busy:
+            self.registry.evict(conversation_id, "another branch is shown")
+
+
+def active_path_messages(
+    keeper: ConversationKeeper, owner: str, conversation_id: str
+) -> list[Message]:
+    """The messages of the branch shown, safe to show (for exports and shares).
+
+    Args:
+        keeper: The app's conversation keeper.
+        owner: Whose conversation (someone else's reads as empty).
+        conversation_id: Which conversation.
+    """
+    record = keeper.find(owner, conversation_id)
+    return keeper.chat(record) if record is not None else []
+
+
+def _place(chat: list[Message], position: int) -> dict[str, Any]:
+    """Where the page finds message `position`: its role and the person's turn it is in
+    (an answer: the turn it answers), counting the runs of the person's messages. A branch
+    just started ends before it: its message is the one being sent or answered now."""
+    previous = chat[position - 1].get("role") if 0 < position <= len(chat) else None
+    if position < len(chat):
+        role = "user" if chat[position].get("role") == "user" else "assistant"
+    else:
+        role = "assistant" if previous == "user" else "user"
+    turns, before = 0, None
+    for message in chat[:position]:
+        now = message.get("role")
+        if now == "user" and before != "user":
+            turns += 1
+        before = now
+    starts = role == "user" and previous != "user"
+    return {"role": role, "turn": turns if starts else turns - 1}
+
+
+__all__ = ["Branches", "active_path_messages"]
