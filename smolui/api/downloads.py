@@ -1,0 +1,90 @@
+"""Files out of the app through its own routes: the files each turn's code wrote, exports of
+the stored conversation, and (with `SMOLUI_SHARING`) read-only share links. Built once with
+the app from its keeper; the store opens on first use.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from smolui.api.export_routes import ExportTickets, export_router
+from smolui.api.file_routes import FILES_PREFIX, file_router
+from smolui.conversations.keeper import ConversationKeeper
+from smolui.sessions import ConversationUnavailableError
+
+logger = logging.getLogger(__name__)
+
+MB = 1024 * 1024
+
+
+class Downloads:
+    """The app's download, export and share routes and what they read.
+
+    Args:
+        keeper: The app's conversation keeper.
+        quota_mb: Most megabytes one owner may keep (uploads and written files; 0: no quota).
+        model_label: The model's name, noted in exports.
+    """
+
+    def __init__(self, keeper: ConversationKeeper, quota_mb: float, model_label: Callable[[], str]):
+        self.keeper, self.model_label = keeper, model_label
+        self.quota_bytes = int(quota_mb * MB)
+        self.tickets = ExportTickets()
+        self._outputs: Any = None
+
+    def outputs(self) -> Any:
+        """The store's `OutputFiles` (made on first use, once the store is open)."""
+        if self._outputs is None:
+            from smolui.store.outputs import OutputFiles
+            from smolui.store.quota import OwnerQuota
+
+            store = self.keeper.store
+            quota = OwnerQuota(store.engine, self.quota_bytes)
+            self._outputs = OutputFiles(store.engine, store.files, quota)
+        return self._outputs
+
+    def turn_files(self) -> Any:
+        """What the turn runner uses to keep each turn's written files (`TurnFiles`)."""
+        from smolui.turns.turn_files import TurnFiles
+
+        return TurnFiles(self.outputs, FILES_PREFIX)
+
+    def stored_chat(self, owner: str, conversation_id: str) -> list[dict[str, Any]] | None:
+        """The owner's stored chat, safe to show, or None (unknown, someone else's, damaged).
+
+        Args:
+            owner: Who asks.
+            conversation_id: Which conversation.
+        """
+        try:
+            record = self.keeper.find(owner, conversation_id)
+        except ConversationUnavailableError:
+            return None
+        return self.keeper.chat(record) if record is not None else None
+
+    def export_link(self, owner: str, conversation_id: str, fmt: str) -> str | None:
+        """Where the page downloads an export of the owner's stored conversation (None when
+        nothing of it is stored yet: a new chat).
+
+        Args:
+            owner: The owner.
+            conversation_id: The conversation shown.
+            fmt: "md" or "json".
+        """
+        if not self.stored_chat(owner, conversation_id):
+            return None
+        return self.tickets.url(owner, conversation_id, fmt)
+
+    def router(self) -> Any:
+        """The download and export routes (a FastAPI router)."""
+        from fastapi import APIRouter
+
+        router = APIRouter()
+        router.include_router(file_router(self.outputs))
+        router.include_router(export_router(self.tickets, self.stored_chat, self.model_label))
+        return router
+
+
+__all__ = ["Downloads"]
