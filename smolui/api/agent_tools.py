@@ -3,11 +3,14 @@ turn path), list and read the caller's own conversations, as text for an MCP cli
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import base64
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from smolui.api.access import Caller
+from smolui.api.request_files import FilesRefused, GivenFile
 from smolui.api.text import FileUrl, StepText, answer_text, content_text
 from smolui.api.turns import NOT_FOUND, ApiTurns, TurnRefused
 from smolui.conversations.keeper import ConversationKeeper
@@ -51,6 +54,7 @@ class AgentTools:
         conversation_id: str | None,
         file_url: FileUrl,
         progress: Progress | None = None,
+        files: Sequence[dict[str, Any]] = (),
     ) -> Answer:
         """Run one turn to its end (it may wait in the queue first).
 
@@ -60,21 +64,33 @@ class AgentTools:
             conversation_id: The conversation to continue (None: a new one).
             file_url: Turns a served file's path into a URL.
             progress: Hears what the turn does while it runs.
+            files: Files for the turn, each `{"name", "data"}` (base64 or a data: URL) or an
+                MCP resource's contents (`{"uri", "mimeType", "blob" or "text"}`).
 
         Raises:
-            TurnRefused: Not theirs, busy, or the gate refused it (the page's message).
+            TurnRefused: Not theirs, busy, a file refused (400), or the gate refused it
+                (the page's message).
         """
         if conversation_id is not None and not is_conversation_id(conversation_id):
             raise TurnRefused(BAD_ID, 400)
         if not task.strip():
             raise TurnRefused("The task is empty: say what the agent should do.", 400)
-        turn = self.turns.start(caller, task, conversation_id)
+        try:
+            saved = self.turns.files.save([given_file(item, i) for i, item in enumerate(files)])
+        except FilesRefused as refused:
+            raise TurnRefused(str(refused), 400) from None
+        try:
+            turn = self.turns.start(caller, task, conversation_id, saved.paths)
+        except TurnRefused:
+            saved.discard()  # no turn will ingest them
+            raise
         steps, told, count = StepText(file_url), "", 0
         for messages, waiting in turn.updates():
-            note = answer_text(messages, file_url) if waiting else steps.new(messages)
-            if progress is not None and note and note != told:
-                told, count = note, count + 1
-                progress(count, note.strip().splitlines()[0].strip("*"))
+            notes = [answer_text(messages, file_url)] if waiting else steps.new_parts(messages)
+            for note in notes:
+                if progress is not None and note and note != told:
+                    told, count = note, count + 1
+                    progress(count, note.strip().splitlines()[0].strip("*"))
         answer = answer_text(turn.last, file_url) or NO_ANSWER
         return Answer(answer, turn.conversation_id)
 
@@ -120,6 +136,35 @@ class AgentTools:
                 who = "User" if message.get("role") == "user" else "Agent"
                 lines.append(f"**{who}:** {text}")
         return "\n\n".join(lines)
+
+
+def given_file(item: dict[str, Any], index: int) -> GivenFile:
+    """One of `ask_agent`'s files, read for `RequestFiles`.
+
+    Args:
+        item: `{"name", "data"}`, or a resource's contents (`uri`, `mimeType`, and `blob`
+            in base64 or `text`); its name is `name`, else the URI's last part.
+        index: Its place among the call's files.
+
+    Raises:
+        FilesRefused: It carries no content (a URI alone is never read or fetched).
+    """
+    label = f"files[{index}]"
+    uri = str(item.get("uri") or "")
+    name = str(item.get("name") or unquote(urlsplit(uri).path.rpartition("/")[2]))
+    kind = str(item.get("mimeType") or "")
+    if isinstance(item.get("data"), str):
+        data = item["data"]
+        return GivenFile(label, name, data, not data.lstrip().lower().startswith("data:"), kind)
+    if isinstance(item.get("blob"), str):
+        return GivenFile(label, name, item["blob"], True, kind)
+    if isinstance(item.get("text"), str):
+        encoded = base64.b64encode(item["text"].encode("utf-8")).decode("ascii")
+        return GivenFile(label, name, encoded, True, kind or "text/plain")
+    raise FilesRefused(
+        f"{label} carries no content: give 'data' (base64) with a 'name', or a resource's "
+        "'blob' or 'text' (a URI alone is not read)."
+    )
 
 
 def _footer(text: str) -> bool:

@@ -6,6 +6,7 @@ from typing import Any
 
 from smolui.api.access import ApiAccess
 from smolui.api.openai_routes import NoThreads, openai_router
+from smolui.api.request_files import RequestFiles, web_fetch
 from smolui.api.turns import ApiTurns
 from smolui.auth import SignIn
 from smolui.auth.keys import ApiKeys
@@ -54,6 +55,9 @@ class Api:
         observer: Hears each turn (the app's metrics).
         admission: The app's gate; its sign-in decides who must bring a key.
         mcp: Also serve the agent as MCP tools at `/gradio_api/mcp/` (`--mcp`).
+        fetch_urls: Fetch a file a caller sends as an http(s) URL, under the web rules of
+            the agent's `visit_webpage` (the app gives it that tool); else such URLs are
+            refused.
     """
 
     def __init__(
@@ -64,12 +68,16 @@ class Api:
         observer: TurnObserver | None,
         admission: TurnAdmission,
         mcp: bool = False,
+        fetch_urls: bool = False,
     ):
         self.keeper, self.mcp = keeper, mcp
         keys = ApiKeys(KeeperKeyRows(keeper)) if keeper is not None else None
         sign_in = admission.sign_in or SignIn(_no_sign_in())
         self.access = ApiAccess(sign_in, keys)
         self.turns = ApiTurns(registry, config, keeper, observer, admission)
+        if fetch_urls:
+            fetch = web_fetch(config.policy.max_file_bytes)
+            self.turns.files = RequestFiles(config.policy, config.max_files, fetch=fetch)
 
     def threads(self) -> Any:
         """Where resent chats find their conversation (`StoreThreads`, or `NoThreads`)."""

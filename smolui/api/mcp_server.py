@@ -22,6 +22,7 @@ from urllib.parse import quote
 import anyio.from_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, TextContent
+from pydantic import BaseModel, Field
 
 from smolui.api.access import ApiAccess, Caller, Refused
 from smolui.api.agent_tools import AgentTools
@@ -36,6 +37,18 @@ INSTRUCTIONS = (
     "smolui's agent: it writes and runs Python in a sandbox to answer. Give ask_agent a whole "
     "task; pass the conversation_id it returns to continue the same conversation."
 )
+
+
+class AgentFile(BaseModel):
+    """A file for `ask_agent`: a name with its content in base64, or an MCP resource's
+    contents as a client embeds them (uri, mimeType, and blob or text)."""
+
+    name: str | None = Field(None, description="The file's name with its extension.")
+    data: str | None = Field(None, description="The content: base64, or a data: URL.")
+    uri: str | None = Field(None, description="A resource's URI (names the file; not read).")
+    mimeType: str | None = Field(None, description="A resource's content type.")  # noqa: N815
+    blob: str | None = Field(None, description="A binary resource's content, in base64.")
+    text: str | None = Field(None, description="A text resource's content.")
 
 
 def mcp_router(tools: AgentTools, access: ApiAccess) -> Any:
@@ -108,14 +121,22 @@ def _server(tools: AgentTools, access: ApiAccess) -> MCPServer:
             return CallToolResult(content=[_text(refused.message)], is_error=True)
 
     @server.tool()
-    def ask_agent(task: str, ctx: Context, conversation_id: str | None = None) -> CallToolResult:
+    def ask_agent(
+        task: str,
+        ctx: Context,
+        conversation_id: str | None = None,
+        files: list[AgentFile] | None = None,
+    ) -> CallToolResult:
         """Ask the agent to do a task: it plans, writes and runs Python, and answers.
 
         Args:
             task: What to do or answer, with everything the agent needs to know.
             conversation_id: Continue this conversation (from an earlier answer or
                 list_conversations); leave it out to start a new one.
+            files: Files for the agent to read (PDF, Word, text, CSV, TSV, Excel, images),
+                each a name with base64 data, or an embedded resource's contents.
         """
+        given = [item.model_dump(exclude_none=True) for item in files or []]
 
         def progress(count: int, note: str) -> None:
             try:
@@ -124,7 +145,7 @@ def _server(tools: AgentTools, access: ApiAccess) -> MCPServer:
                 logger.debug("could not send MCP progress", exc_info=True)
 
         def run(caller: Caller, file_url: FileUrl) -> CallToolResult:
-            done = tools.ask(caller, task, conversation_id, file_url, progress)
+            done = tools.ask(caller, task, conversation_id, file_url, progress, given)
             said = [_text(done.text), _text(f"conversation_id: {done.conversation_id}")]
             found = {"answer": done.text, "conversation_id": done.conversation_id}
             return CallToolResult(content=said, structured_content=found)

@@ -17,6 +17,8 @@ from typing import Any
 from urllib.parse import quote
 
 from smolui.api.access import ApiAccess, Caller, Refused
+from smolui.api.openai_content import message_files
+from smolui.api.request_files import FilesRefused, GivenFile
 from smolui.api.text import StepText, answer_text, footer_text
 from smolui.api.turns import ApiTurn, ApiTurns, TurnRefused
 from smolui.sessions import is_conversation_id
@@ -77,8 +79,9 @@ def _error(status: int, message: str, code: str) -> Any:
     return JSONResponse({"error": {"message": message, "type": code, "code": code}}, status)
 
 
-_CODES = {401: "invalid_api_key", 403: "forbidden", 404: "not_found", 409: "busy",
-          429: "rate_limit_exceeded", 503: "unavailable"}  # fmt: skip
+_CODES = {400: "invalid_request_error", 401: "invalid_api_key", 403: "forbidden",
+          404: "not_found", 409: "busy", 429: "rate_limit_exceeded",
+          503: "unavailable"}  # fmt: skip
 
 
 def openai_router(turns: ApiTurns, access: ApiAccess, threads: Callable[[], Any]) -> Any:
@@ -117,7 +120,11 @@ def openai_router(turns: ApiTurns, access: ApiAccess, threads: Callable[[], Any]
         asked = _request(body)
         if isinstance(asked, str):
             return _error(400, asked, "invalid_request_error")
-        task, earlier, wanted = asked
+        task, earlier, wanted, given = asked
+        try:
+            files = turns.files.save(given) if given else None
+        except FilesRefused as refused:
+            return _error(400, str(refused), "invalid_request_error")
         store = threads()
         digest = messages_digest(caller.owner, earlier) if earlier else None
         if wanted is None and digest is not None:
@@ -125,8 +132,10 @@ def openai_router(turns: ApiTurns, access: ApiAccess, threads: Callable[[], Any]
             if wanted is None:  # a chat begun elsewhere: the agent reads it once
                 task = _with_earlier(task, earlier)
         try:
-            turn = turns.start(caller, task, wanted)
+            turn = turns.start(caller, task, wanted, files.paths if files else ())
         except TurnRefused as refused:
+            if files is not None:  # no turn will ingest them
+                files.discard()
             return _error(refused.status, refused.message, _CODES.get(refused.status, "error"))
         reply = _Reply(turn, str(body.get("model") or MODEL_ID), _file_url(request))
 
@@ -148,19 +157,28 @@ def openai_router(turns: ApiTurns, access: ApiAccess, threads: Callable[[], Any]
     return router
 
 
-def _request(body: dict[str, Any]) -> tuple[str, list[dict[str, Any]], str | None] | str:
-    """(task, earlier messages, conversation id) of a request, or what is wrong with it."""
+Asked = tuple[str, list[dict[str, Any]], str | None, list[GivenFile]]
+
+
+def _request(body: dict[str, Any]) -> Asked | str:
+    """(task, earlier messages, conversation id, the task's files) of a request, or what is
+    wrong with it. Files in earlier messages are not read again: the conversation has them,
+    or (a chat begun elsewhere) the agent reads those messages' text only."""
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages or not isinstance(messages[-1], dict):
         return "'messages' must be a non-empty list of messages."
     last = messages[-1]
     task = _text(last.get("content")).strip()
-    if last.get("role") != "user" or not task:
-        return "The last message must be a user message with text: it is the agent's task."
+    try:
+        files = message_files(last.get("content"))
+    except FilesRefused as refused:
+        return str(refused)
+    if last.get("role") != "user" or not (task or files):
+        return "The last message must be a user message with text or files: it is the agent's task."
     wanted = body.get("conversation_id")
     if wanted is not None and not is_conversation_id(wanted):
         return "'conversation_id' is not a conversation id."
-    return task, [m for m in messages[:-1] if isinstance(m, dict)], wanted
+    return task, [m for m in messages[:-1] if isinstance(m, dict)], wanted, files
 
 
 def _with_earlier(task: str, earlier: list[dict[str, Any]]) -> str:

@@ -6,10 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from smolui.render.messages import Message
+from smolui.render.attachments import ATTACHED_ICON
+from smolui.render.messages import Message, render_notice
 
 # A file the chat shows -> the URL a client can fetch it from.
 FileUrl = Callable[[str], str]
+# How the chat's note on an attached file starts (`smolui.render.attachments`): told with the
+# reasoning, not the answer. A refused file's note stays in the answer.
+ATTACHED_MARK = str(render_notice("", ATTACHED_ICON)["content"])
 
 
 def content_text(content: Any, file_url: FileUrl) -> str:
@@ -29,6 +33,13 @@ def content_text(content: Any, file_url: FileUrl) -> str:
     return str(content or "")
 
 
+def _is_attached(item: Message) -> bool:
+    content = item.get("content")
+    return (
+        not item.get("metadata") and isinstance(content, str) and content.startswith(ATTACHED_MARK)
+    )
+
+
 def _is_footer(item: Message) -> bool:
     """The turn's footer (steps, tokens, time) is a `<sub>` line without metadata."""
     content = item.get("content")
@@ -46,7 +57,7 @@ def answer_text(messages: list[Message], file_url: FileUrl) -> str:
     parts = [
         content_text(item.get("content"), file_url)
         for item in messages
-        if not item.get("metadata") and not _is_footer(item)
+        if not item.get("metadata") and not _is_footer(item) and not _is_attached(item)
     ]
     return "\n\n".join(part for part in parts if part)
 
@@ -64,7 +75,8 @@ def footer_text(messages: list[Message]) -> str:
 
 
 class StepText:
-    """Finished steps as reasoning text, each once, in order, as a turn's messages change.
+    """Attached files' notes and finished steps as reasoning text, each once, in order, as a
+    turn's messages change.
 
     A step's messages are rewritten while it runs (its thought streams, then the parsed step
     replaces it), so a step is told only once it is done: reasoning a client received is
@@ -84,9 +96,20 @@ class StepText:
         Args:
             messages: The turn's messages now.
         """
+        return "".join(self.new_parts(messages))
+
+    def new_parts(self, messages: list[Message]) -> list[str]:
+        """`new`'s text, one part per note or step.
+
+        Args:
+            messages: The turn's messages now.
+        """
         parts: list[str] = []
         for start, item in enumerate(messages):
             meta = item.get("metadata") or {}
+            if _is_attached(item) and f"note:{start}" not in self._told:
+                self._told.add(f"note:{start}")
+                parts.append(f"{item['content']}\n\n")
             if not meta or meta.get("parent_id"):
                 continue
             if meta.get("status") != "done":
@@ -95,7 +118,7 @@ class StepText:
                 continue
             self._told.add(str(meta.get("id")))
             parts.append(self._step(messages, start))
-        return "".join(parts)
+        return parts
 
     def _step(self, messages: list[Message], start: int) -> str:
         title = str(messages[start]["metadata"].get("title") or "Step")

@@ -4,11 +4,12 @@ the user's message is kept at once, the gate (sign-in, limits, the queue) admits
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from smolui.api.access import Caller
+from smolui.api.request_files import RequestFiles
 from smolui.auth import Identity
 from smolui.conversations.keeper import ConversationKeeper
 from smolui.observability.observer import NoTurnObserver, TurnObserver
@@ -31,8 +32,9 @@ class TurnRefused(Exception):
 
     Args:
         message: For the client.
-        status: HTTP status: 404 (not your conversation), 409 (busy), 429 (over a limit,
-            the queue full) or 401 (not signed in).
+        status: HTTP status: 400 (its files do not fit the conversation), 404 (not your
+            conversation), 409 (busy), 429 (over a limit, the queue full) or 401 (not
+            signed in).
     """
 
     def __init__(self, message: str, status: int):
@@ -101,6 +103,7 @@ class ApiTurns:
         admission: TurnAdmission | None = None,
     ):
         self.registry, self.keeper, self.admission = registry, keeper, admission
+        self.files = RequestFiles(config.policy, config.max_files)
         self.runner = TurnRunner(config, observer or NoTurnObserver(), self._save)
 
     def owns(self, owner: str, conversation_id: str) -> bool:
@@ -115,17 +118,25 @@ class ApiTurns:
             return live.owner == owner
         return self.keeper is not None and self.keeper.find(owner, conversation_id) is not None
 
-    def start(self, caller: Caller, task: str, conversation_id: str | None = None) -> ApiTurn:
+    def start(
+        self,
+        caller: Caller,
+        task: str,
+        conversation_id: str | None = None,
+        files: Sequence[str] = (),
+    ) -> ApiTurn:
         """Claim the conversation (a new one for None) and pass the gate's first look.
 
         Args:
             caller: Who asks.
-            task: The user's message.
+            task: The user's message ("" for a message of files only).
             conversation_id: The conversation to continue, which `caller` must own.
+            files: The message's files, written and checked (`RequestFiles.save`): the turn
+                ingests them as the page's uploads.
 
         Raises:
-            TurnRefused: Not theirs, busy, or the gate refused it (its message, as the page
-                shows it); nothing ran.
+            TurnRefused: Not theirs, busy, the files do not fit the conversation, or the
+                gate refused it (its message, as the page shows it); nothing ran.
         """
         if conversation_id is not None and not self.owns(caller.owner, conversation_id):
             raise TurnRefused(NOT_FOUND, 404)
@@ -135,11 +146,19 @@ class ApiTurns:
             raise TurnRefused(str(error), 503) from None
         if session.owner is None:
             session.owner = caller.owner
-        if not session.begin_turn(wait=BUSY_WAIT_S):
+        # After the owner is set: the upload folder's place is fixed when first asked for.
+        no_room = self.files.room_refusal(session.upload_dir, list(files)) if files else None
+        if no_room is not None:
+            raise TurnRefused(no_room, 400)
+        session, claimed = self.registry.claim(session, wait=BUSY_WAIT_S)
+        if not claimed:
             raise TurnRefused(BUSY, 409)
-        chat = self._chat(caller.owner, session) + [{"role": "user", "content": task}]
+        # As the page shows a message: each file, then the text.
+        said = [{"role": "user", "content": {"path": path}} for path in files]
+        said += [{"role": "user", "content": task}] if task else []
+        chat = self._chat(caller.owner, session) + said
         begin(session, chat, self._save)
-        pending = PendingTurn.message(task)
+        pending = PendingTurn.message(task, files)
         gate = admit(self.admission, session, pending, caller.identity, chat, self._save)
         try:
             first, _ = next(gate)
