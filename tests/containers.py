@@ -6,6 +6,9 @@ root file system's tarball is kept under ~/.cache/smolui with a stamp saying wha
 and the image is imported from it whenever podman's store lacks it (a wiped store costs
 seconds, not another debootstrap). A file lock keeps two processes from bootstrapping at once.
 
+`app_image()` builds the app's own image (the top-level Dockerfile) on that base with podman
+and returns its tag; podman's layer cache keeps it cheap after the first build on a machine.
+
 `PodmanService` serves the Docker API on a socket in a temp folder (the `docker` SDK talks
 to it through DOCKER_HOST) and is stopped by its pid. `engine_leftovers` lists what tests
 must not leave behind.
@@ -88,6 +91,69 @@ def _rootfs_tarball(folder: Path) -> Path:
     finally:
         shutil.rmtree(rootfs, ignore_errors=True)
     return tarball
+
+
+APP_IMAGE = "localhost/smolui-app:test"
+APP_IMAGE_LABEL = "smolui.app-image"
+ROOT = Path(__file__).resolve().parents[1]
+HOST_CA = Path("/etc/ssl/certs/ca-certificates.crt")
+
+
+def app_image(tag: str = APP_IMAGE, timeout: float = 3600.0) -> str:
+    """Build the app image from this checkout's Dockerfile with podman; return `tag`.
+
+    For the image test and the compose fleet. The base is `ensure_base_image()`. The first
+    build on a machine compiles llama.cpp (about 15 minutes on 2 busy cores); after that
+    podman's layer cache redoes only what changed (the code layer: seconds), and pip's
+    cache mount keeps the compiled wheel when requirements.txt changes. Builds are
+    serialized by a file lock, so two test processes share one. The log of the last build
+    is `cache_dir() / "app-image.log"`.
+
+    Args:
+        tag: The image's name.
+        timeout: Seconds the build may take.
+
+    Raises:
+        RuntimeError: The build failed (with the end of its log).
+    """
+    ensure_base_image()
+    folder = cache_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    log = folder / "app-image.log"
+    with open(folder / "app-image.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        with open(log, "wb") as output:
+            built = subprocess.run(app_image_build_command(tag), cwd=ROOT, stdout=output,
+                                   stderr=subprocess.STDOUT, timeout=timeout)  # fmt: skip
+    if built.returncode != 0:
+        tail = log.read_text(errors="replace")[-3000:]
+        raise RuntimeError(f"podman build of {tag} failed ({built.returncode}):\n{tail}")
+    return tag
+
+
+def app_image_build_command(tag: str = APP_IMAGE, *, no_cache: bool = False) -> list[str]:
+    """The `podman build` command line for the app image on this machine.
+
+    Docker format, so the image keeps its HEALTHCHECK. pip inside the build trusts this
+    machine's CA bundle (registries are reached through a TLS-re-signing proxy here). When
+    pip's find-links folder holds a torch wheel (the CPU build, as here), it is mounted and
+    used; otherwise the Dockerfile takes torch from PyTorch's CPU index.
+
+    Args:
+        tag: The image's name.
+        no_cache: Rebuild every layer (pip's cache mount still serves built wheels).
+    """
+    command = ["podman", "build", "--format", "docker", "--label", f"{APP_IMAGE_LABEL}=1",
+               "--build-arg", f"BASE_IMAGE={BASE_IMAGE}", "-t", tag]  # fmt: skip
+    if no_cache:
+        command.append("--no-cache")
+    if HOST_CA.is_file():
+        command += ["-v", f"{HOST_CA}:/host-ca.crt:ro", "--build-arg", "PIP_CERT=/host-ca.crt"]
+    wheels = os.environ.get("PIP_FIND_LINKS", "")
+    if wheels and any(Path(wheels).glob("torch-*.whl")):
+        command += ["-v", f"{wheels}:/wheels:ro", "--build-arg", "WHEELS=/wheels",
+                    "--build-arg", "TORCH_INDEX="]  # fmt: skip
+    return [*command, str(ROOT)]
 
 
 class PodmanService:

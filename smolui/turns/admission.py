@@ -13,7 +13,7 @@ from typing import Any
 
 from agents.memory.steps import ActionStep, PlanningStep
 from smolui.auth import Identity, SignIn
-from smolui.turns.limits import UsageLimiter, subjects_for
+from smolui.turns.limits import Reservation, UsageLimiter, subjects_for
 from smolui.turns.pending import PendingTurn
 from smolui.turns.queue import QueueRefusal, TurnQueue, TurnSlot, queue_message
 
@@ -45,6 +45,7 @@ class Admission:
         self.limiter, self.subjects, self.slot = limiter, subjects, slot
         self.upload_bytes = upload_bytes
         self.tokens = 0
+        self.reservation: Reservation | None = None  # counted at admission (`admit`)
         self._counted = False
         self._lock = threading.Lock()
 
@@ -81,6 +82,8 @@ class Admission:
             if self._counted or self.limiter is None:
                 return
             self._counted = True
+            if self.reservation is not None:  # counted when it was admitted
+                return
         try:
             self.limiter.count_turn(self.subjects, self.upload_bytes)
         except Exception:  # a usage database outage must not fail the turn
@@ -115,6 +118,14 @@ class Admission:
         """Give the slot back (leave the queue if still waiting); safe to call twice."""
         if self.slot is not None:
             self.slot.release()
+        with self._lock:  # it never started: what admission counted is given back
+            refund = self.reservation if not self._counted else None
+            self.reservation, self._counted = None, True
+        if refund is not None and self.limiter is not None:
+            try:
+                self.limiter.refund(refund)
+            except Exception:  # a usage database outage must not fail the page
+                logger.warning("could not give back an unstarted turn's count", exc_info=True)
 
 
 class TurnAdmission:
@@ -156,21 +167,25 @@ class TurnAdmission:
                 return refusal
         subjects = subjects_for(identity.owner or owner, identity.signed_in, identity.client)
         upload_bytes = _upload_bytes(pending)
+        reservation = None
         if self.limiter is not None:
-            try:
-                refusal = self.limiter.refusal(subjects, upload_bytes)
+            try:  # checked and counted at once: two replicas cannot both pass a limit
+                reservation = self.limiter.admit(subjects, upload_bytes)
             except Exception:  # the usage database is down: let the turn run, say so in the log
                 logger.warning("could not read usage; the turn runs unchecked", exc_info=True)
-                refusal = None
-            if refusal:
-                return refusal
+            if isinstance(reservation, str):
+                return reservation
         slot = None
         if self.queue is not None:
             try:
                 slot = self.queue.join(_runner(identity, owner, conversation))
             except QueueRefusal as error:
+                if reservation is not None:
+                    self.limiter.refund(reservation)
                 return str(error)
-        return Admission(self.limiter, subjects, slot, upload_bytes)
+        admission = Admission(self.limiter, subjects, slot, upload_bytes)
+        admission.reservation = reservation
+        return admission
 
     def usage_report(self, identity: Identity) -> list[dict[str, Any]]:
         """Everyone's usage this hour and today (empty when no limit is set).

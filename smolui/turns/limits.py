@@ -4,7 +4,9 @@ Usage is counted in fixed windows (the clock hour, the UTC day), so a refusal ca
 when the limit resets. Each turn is counted for every subject it belongs to: a signed-in user,
 or an anonymous browser key and its client address; one exhausted subject refuses the turn.
 Counts live in a `UsageLedger`: in memory for one process, or in the conversation database
-(`smolui.store.usage`) so several replicas agree.
+(`smolui.store.usage`) so several replicas agree. A turn is admitted by `UsageLimiter.admit`,
+which checks and counts it in one step of the ledger: two replicas admitting turns of the same
+user at the same moment cannot both pass a limit.
 """
 
 from __future__ import annotations
@@ -21,6 +23,46 @@ HOUR_S = 3600.0
 DAY_S = 86400.0
 MB = 1024 * 1024
 TURN, TOKENS, UPLOAD = "turn", "tokens", "upload_bytes"
+RACED = (
+    "Limit reached: another of your turns took the last place in this window just now. "
+    "Nothing was run."
+)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """Usage a turn asks for in one window, refused when it would pass the limit.
+
+    Args:
+        subject: Whose usage.
+        kind: "turn" or "upload_bytes".
+        amount: How much.
+        window_s: The window's length (`HOUR_S`, `DAY_S`).
+        window_start: Its start (epoch seconds).
+        limit: The most the window may hold.
+    """
+
+    subject: str
+    kind: str
+    amount: float
+    window_s: float
+    window_start: float
+    limit: float
+
+
+@dataclass(frozen=True)
+class Reservation:
+    """What `UsageLimiter.admit` counted for a turn (given back if it never starts).
+
+    Args:
+        claims: The windows it counted in.
+        events: The usage it counted, as (subject, kind, amount).
+        at: When (epoch seconds).
+    """
+
+    claims: tuple[Claim, ...]
+    events: tuple[tuple[str, str, float], ...]
+    at: float
 
 
 @dataclass(frozen=True)
@@ -72,6 +114,19 @@ class UsageLedger(Protocol):
     def totals(self, kind: str, since: float) -> dict[str, float]:
         """Every subject's sum of `kind` counted at or after `since` (epoch seconds)."""
 
+    def reserve(
+        self,
+        claims: Sequence[Claim],
+        events: Sequence[tuple[str, str, float]],
+        at: float,
+        check: bool = True,
+    ) -> bool:
+        """Count `events` at `at` unless a claim would pass its limit (checked and counted in
+        one atomic step); with `check` False, count without looking (a refund)."""
+
+
+SWEEP_S = 60.0  # how often a `MemoryLedger` drops every subject's old entries
+
 
 class MemoryLedger:
     """A `UsageLedger` in this process's memory (forgets on restart; one replica only).
@@ -84,6 +139,26 @@ class MemoryLedger:
         self.keep_s = keep_s
         self._entries: dict[tuple[str, str], list[tuple[float, float]]] = defaultdict(list)
         self._lock = threading.Lock()
+        self._swept = 0.0  # when old entries of every subject were last dropped
+
+    def _count(self, subject: str, kind: str, amount: float, at: float) -> None:
+        """Count one entry (under the lock) and drop what is older than `keep_s`: this
+        subject's at once, every subject's at most once a minute, so visitors that never
+        come back (rotating keys or addresses) leave nothing behind."""
+        entries = self._entries[(subject, kind)]
+        entries.append((at, amount))
+        horizon = at - self.keep_s
+        while entries and entries[0][0] < horizon:
+            entries.pop(0)
+        if at - self._swept < SWEEP_S:
+            return
+        self._swept = at
+        for key, old in list(self._entries.items()):
+            kept = [entry for entry in old if entry[0] >= horizon]
+            if kept:
+                self._entries[key] = kept
+            else:
+                del self._entries[key]
 
     def add(self, subject: str, kind: str, amount: float, at: float) -> None:
         """Count `amount` of `kind` for `subject` at `at`.
@@ -95,11 +170,7 @@ class MemoryLedger:
             at: When (epoch seconds).
         """
         with self._lock:
-            entries = self._entries[(subject, kind)]
-            entries.append((at, amount))
-            horizon = at - self.keep_s
-            while entries and entries[0][0] < horizon:
-                entries.pop(0)
+            self._count(subject, kind, amount, at)
 
     def total(self, subject: str, kind: str, since: float) -> float:
         """The sum counted at or after `since`.
@@ -128,6 +199,31 @@ class MemoryLedger:
                 if entry_kind == kind
             }
         return {subject: value for subject, value in sums.items() if value}
+
+    def reserve(
+        self,
+        claims: Sequence[Claim],
+        events: Sequence[tuple[str, str, float]],
+        at: float,
+        check: bool = True,
+    ) -> bool:
+        """Count `events` unless a claim would pass its limit, under this ledger's lock.
+
+        Args:
+            claims: What the turn uses, per subject and window.
+            events: The usage to count, as (subject, kind, amount).
+            at: When (epoch seconds).
+            check: False: count without looking at the limits (a refund).
+        """
+        with self._lock:
+            for claim in claims if check else ():
+                entries = self._entries.get((claim.subject, claim.kind), ())
+                used = sum(amount for when, amount in entries if when >= claim.window_start)
+                if used + claim.amount > claim.limit:
+                    return False
+            for subject, kind, amount in events:
+                self._count(subject, kind, amount, at)
+        return True
 
 
 @dataclass(frozen=True)
@@ -181,6 +277,58 @@ class UsageLimiter:
                     reset_at = start + window.length_s
                     return _message(window, used, upload_bytes, reset_at, now, subject)
         return None
+
+    def admit(self, subjects: Sequence[str], upload_bytes: int = 0) -> Reservation | str:
+        """Check a turn that starts now against the limits and count it, in one step of the
+        ledger; or say why not (then nothing is counted).
+
+        Args:
+            subjects: Who the turn counts for.
+            upload_bytes: Bytes the turn's message uploads.
+
+        Returns:
+            The `Reservation` (give it back with `refund` if the turn never starts), or the
+            refusal for the chat.
+        """
+        refusal = self.refusal(subjects, upload_bytes)  # says which limit, with figures
+        if refusal:
+            return refusal
+        now = self.clock()
+        events = tuple(
+            (subject, kind, float(amount))
+            for subject in subjects
+            for kind, amount in ((TURN, 1), (UPLOAD, upload_bytes))
+            if amount
+        )
+        claims = tuple(
+            Claim(
+                subject,
+                window.kind,
+                amount,
+                window.length_s,
+                window_start(now, window.length_s),
+                window.limit,
+            )  # fmt: skip
+            for subject, kind, amount in events
+            for window in self._windows
+            if window.kind == kind
+        )
+        if self.ledger.reserve(claims, events, now):
+            return Reservation(claims, events, now)
+        return self.refusal(subjects, upload_bytes) or RACED  # another replica took the place
+
+    def refund(self, reservation: Reservation) -> None:
+        """Give back what `admit` counted for a turn that never started (it left the queue).
+
+        Args:
+            reservation: What `admit` returned.
+        """
+        claims = tuple(
+            Claim(c.subject, c.kind, -c.amount, c.window_s, c.window_start, c.limit)
+            for c in reservation.claims
+        )
+        events = tuple((subject, kind, -amount) for subject, kind, amount in reservation.events)
+        self.ledger.reserve(claims, events, reservation.at, check=False)
 
     def count_turn(self, subjects: Sequence[str], upload_bytes: int = 0) -> None:
         """Count a turn that starts now, and its uploads.

@@ -212,3 +212,13 @@ def test_the_wait_is_estimated_from_finished_turns():
     assert queue.estimated_wait_s(1) == 30.0 and queue.estimated_wait_s(3) == 60.0
     text = queue_message(3, 4, 60.0)
     assert "number 3 of 4" in text and "About 1 min" in text and "Stop leaves the queue" in text
+
+
+def test_the_memory_ledger_forgets_subjects_that_never_come_back():
+    # Visitors rotating keys or addresses each leave a subject: old ones must not pile up.
+    ledger = MemoryLedger(keep_s=100.0)
+    for visitor in range(50):
+        ledger.add(f"ip:10.0.0.{visitor}", "turn", 1, at=1000.0 + visitor)
+    assert len(ledger.totals("turn", since=0.0)) == 50
+    ledger.add("ip:10.0.1.1", "turn", 1, at=1000.0 + 49 + 101)  # later than keep_s and a sweep
+    assert ledger.totals("turn", since=0.0) == {"ip:10.0.1.1": 1}

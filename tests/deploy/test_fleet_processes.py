@@ -1,0 +1,135 @@
+"""Two replicas of `python app.py` on one real PostgreSQL behind HAProxy (deploy/haproxy.cfg):
+a conversation goes on after the replica it sticks to is killed, between turns and mid-turn,
+and the stored conversation keeps every message.
+
+Driven through `/v1` with the real `openai` client, whose HTTP client keeps HAProxy's cookie
+as a browser does. The replicas run a scripted model read from a JSON file, replaying its
+replies in order in each process: a quick answer, then one that holds its turn open for an
+hour (so a test can kill the replica while that turn runs).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from smolui.api.access import LOCAL_OWNER
+from smolui.store import open_store
+from tests.deploy.fleet import COOKIE, Fleet, missing_haproxy
+from tests.waiting import wait_for
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+
+QUICK = "Thought: I answer at once.\n<code>\nfinal_answer('Noted.')\n</code>"
+HELD = {"content": "<code>\nfinal_answer('Too late.')\n</code>", "delay": 3600}
+
+
+@pytest.fixture
+def fleet(postgres_server, tmp_path: Path) -> Iterator[Fleet]:
+    reason = missing_haproxy()
+    if reason:
+        pytest.skip(reason)
+    script = tmp_path / "replies.json"
+    script.write_text(json.dumps({"replies": [QUICK, HELD], "loop": True}), encoding="utf-8")
+    running = Fleet(tmp_path, postgres_server.create_database(), f"scripted:{script}")
+    try:
+        yield running.start()
+    finally:
+        running.stop()
+
+
+@pytest.fixture
+def store(fleet: Fleet, tmp_path: Path):
+    opened = open_store(tmp_path / "reader", fleet.database_url)
+    yield opened
+    opened.close()
+
+
+class Client:
+    """The `openai` client on the balancer, keeping HAProxy's cookie between calls."""
+
+    def __init__(self, url: str):
+        import httpx
+        from openai import OpenAI
+
+        self.http = httpx.Client(timeout=120)
+        self.openai = OpenAI(base_url=f"{url}/v1", api_key="unused", http_client=self.http,
+                             max_retries=0)  # fmt: skip
+
+    @property
+    def replica(self) -> str | None:
+        """The replica HAProxy's cookie sticks this client to."""
+        return self.http.cookies.get(COOKIE)
+
+    def say(self, text: str, conversation_id: str | None = None) -> tuple[str, str]:
+        """One whole turn: (answer, conversation id)."""
+        extra = {"conversation_id": conversation_id} if conversation_id else None
+        reply = self.openai.chat.completions.create(
+            model="smolui", messages=[{"role": "user", "content": text}], extra_body=extra
+        )
+        return reply.choices[0].message.content, reply.model_extra["conversation_id"]
+
+    def stream(self, text: str, conversation_id: str, errors: list[Exception]) -> None:
+        """A streamed turn read to its end; what broke it goes into `errors`."""
+        try:
+            chunks = self.openai.chat.completions.create(
+                model="smolui", messages=[{"role": "user", "content": text}], stream=True,
+                extra_body={"conversation_id": conversation_id},
+            )  # fmt: skip
+            for _ in chunks:
+                pass
+        except Exception as error:  # the replica died under it: the point of the test
+            errors.append(error)
+
+
+def users_said(store, conversation_id: str) -> list[str]:
+    record = store.get(LOCAL_OWNER, conversation_id)
+    return [m["content"] for m in record.messages
+            if m.get("role") == "user" and isinstance(m.get("content"), str)]  # fmt: skip
+
+
+def answers(store, conversation_id: str) -> list[str]:
+    record = store.get(LOCAL_OWNER, conversation_id)
+    return [m["content"] for m in record.messages
+            if m.get("role") == "assistant" and m.get("content") == "Noted."]  # fmt: skip
+
+
+def test_a_conversation_goes_on_after_its_replica_is_killed_between_turns(fleet, store):
+    client = Client(fleet.url)
+    answer, conversation = client.say("Remember the greenhouse: 412 kg.")
+    first = client.replica
+    assert answer == "Noted." and first in fleet.replicas
+    fleet.replicas[first].kill()  # sticky cookie still names it: HAProxy must redispatch
+    answer, again = client.say("And bay four: 380 kg.", conversation)
+    assert (answer, again) == ("Noted.", conversation)
+    assert client.replica not in (None, first)  # the cookie now names the survivor
+    assert users_said(store, conversation) == [
+        "Remember the greenhouse: 412 kg.", "And bay four: 380 kg."
+    ]  # fmt: skip
+    assert len(answers(store, conversation)) == 2
+
+
+def test_a_conversation_goes_on_after_its_replica_is_killed_mid_turn(fleet, store):
+    client = Client(fleet.url)
+    _, conversation = client.say("Remember the greenhouse: 412 kg.")
+    first = client.replica
+    errors: list[Exception] = []
+    turn = threading.Thread(target=client.stream, args=("Now add bay four.", conversation, errors))
+    turn.start()  # the replica's second model call holds this turn open
+    wait_for(lambda: (store.get(LOCAL_OWNER, conversation).turn_state == "running"
+                      and "Now add bay four." in users_said(store, conversation)),
+             "the second turn never started (its message kept, state running)")  # fmt: skip
+    fleet.replicas[first].kill()
+    turn.join(timeout=60)
+    assert not turn.is_alive() and errors, "the stream should break when its replica dies"
+    answer, again = client.say("Are you still there?", conversation)
+    assert (answer, again) == ("Noted.", conversation)
+    assert client.replica not in (None, first)
+    assert users_said(store, conversation) == [
+        "Remember the greenhouse: 412 kg.", "Now add bay four.", "Are you still there?"
+    ]  # fmt: skip
+    assert len(answers(store, conversation)) == 2

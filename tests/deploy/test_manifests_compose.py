@@ -1,0 +1,128 @@
+"""deploy/compose.yaml and deploy/haproxy.cfg, checked offline.
+
+The compose file against the compose-spec JSON schema (the copy `check-jsonschema` ships,
+Apache-2.0, from github.com/compose-spec/compose-spec); the HAProxy config with `haproxy -c`;
+and the two agree on the replicas' names, their port and the health check's path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from importlib import resources
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.deploy.fleet import HAPROXY_CFG, ROOT, missing_haproxy
+
+COMPOSE = ROOT / "deploy" / "compose.yaml"
+
+
+def compose_schema() -> dict:
+    found = resources.files("check_jsonschema") / "builtin_schemas/vendor/compose-spec.json"
+    return json.loads(found.read_text(encoding="utf-8"))
+
+
+def problems(document: dict) -> list[str]:
+    """Every place `document` breaks the compose-spec schema, as readable lines."""
+    from jsonschema import Draft202012Validator
+
+    validator = Draft202012Validator(compose_schema())
+    return [f"{'/'.join(map(str, e.absolute_path)) or '(top)'}: {e.message}"
+            for e in validator.iter_errors(document)]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict:
+    return yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))
+
+
+def test_the_compose_file_follows_the_compose_spec(compose):
+    assert problems(compose) == []
+
+
+def test_the_schema_check_catches_a_mistake(compose):
+    broken = json.loads(json.dumps(compose))  # a deep copy
+    broken["services"]["app1"]["restart_policy"] = "always"  # a key compose does not know
+    broken["services"]["haproxy"]["ports"] = "7860:7860"  # a list, not a string
+    found = problems(broken)
+    assert any("services/app1" in line and "restart_policy" in line for line in found), found
+    assert any(line.startswith("services/haproxy/ports") for line in found), found
+
+
+def test_two_replicas_share_one_database_and_one_data_volume(compose):
+    apps = {name: s for name, s in compose["services"].items() if name.startswith("app")}
+    assert sorted(apps) == ["app1", "app2"]
+    for service in apps.values():
+        assert service["environment"]["SMOLUI_DATABASE_URL"].startswith("postgresql+psycopg://")
+        assert "@postgres:5432/" in service["environment"]["SMOLUI_DATABASE_URL"]
+        assert "data:/home/user/app/data" in service["volumes"]
+        assert service["user"] == "1000"
+    assert set(compose["volumes"]) == {"data", "pgdata"}
+
+
+def test_haproxy_fronts_the_compose_replicas_on_their_port(compose):
+    config = HAPROXY_CFG.read_text(encoding="utf-8")
+    for name in ("app1", "app2"):
+        assert f"{name}:7860" in config  # haproxy.cfg's default addresses are compose's
+        assert "7860" in compose["services"][name]["expose"]
+    assert "option httpchk GET /readyz" in config
+    assert "cookie SMOLUI_REPLICA insert" in config
+    assert (
+        "./haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro"
+        in (compose["services"]["haproxy"]["volumes"])
+    )
+
+
+def test_haproxy_accepts_the_config():
+    reason = missing_haproxy()
+    if reason:
+        pytest.skip(reason)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SMOLUI_")}
+    checked = subprocess.run(["haproxy", "-c", "-f", str(HAPROXY_CFG)], env=env,
+                             capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "Configuration file is valid" in checked.stdout + checked.stderr
+
+
+def test_haproxy_refuses_a_broken_config(tmp_path: Path):
+    reason = missing_haproxy()
+    if reason:
+        pytest.skip(reason)
+    broken = tmp_path / "haproxy.cfg"
+    broken.write_text(HAPROXY_CFG.read_text().replace("balance roundrobin", "balance nowhere"))
+    checked = subprocess.run(["haproxy", "-c", "-f", str(broken)],
+                             capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert checked.returncode != 0
+
+
+def render(env: dict[str, str]) -> subprocess.CompletedProcess:
+    """`podman-compose config`: the file as compose reads it, variables filled in (offline).
+    An empty env file stands in for a deploy/.env someone may keep in their checkout."""
+    pytest.importorskip("podman_compose", reason="podman-compose: pip install -r requirements.txt")
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("SMOLUI_")}
+    return subprocess.run([sys.executable, "-m", "podman_compose", "-f", str(COMPOSE),
+                           "--env-file", os.devnull, "config"],
+                          env={**clean, **env}, capture_output=True, text=True, timeout=120,
+                          cwd=COMPOSE.parent)  # fmt: skip
+
+
+def test_compose_fills_in_the_database_password_and_the_model():
+    rendered = render({"SMOLUI_DB_PASSWORD": "s3cret", "SMOLUI_MODEL": "scripted:demo"})
+    assert rendered.returncode == 0, rendered.stderr
+    services = yaml.safe_load(rendered.stdout)["services"]
+    url = "postgresql+psycopg://smolui:s3cret@postgres:5432/smolui"
+    for name in ("app1", "app2"):
+        assert services[name]["environment"]["SMOLUI_DATABASE_URL"] == url
+        assert services[name]["environment"]["SMOLUI_MODEL"] == "scripted:demo"
+    assert services["postgres"]["environment"]["POSTGRES_PASSWORD"] == "s3cret"
+
+
+def test_compose_refuses_to_start_without_a_database_password():
+    rendered = render({})
+    assert rendered.returncode != 0
+    assert "set SMOLUI_DB_PASSWORD in deploy/.env" in rendered.stderr
