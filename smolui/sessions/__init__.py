@@ -1,6 +1,7 @@
 """Live conversations: `Session` (one conversation: its agent, folders and turn claim) in
 `smolui.sessions.session`, and `SessionRegistry` (every live conversation, by id, with
-eviction) in `smolui.sessions.registry`.
+eviction) in `smolui.sessions.registry`; conversations evicted before their first turn are
+remembered (bounded per owner) in `smolui.sessions.released`.
 
 May import: agents.loop, smolui.uploads.
 """

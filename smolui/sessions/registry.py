@@ -8,8 +8,13 @@ conversation store attached (`resume`, `keep_files`), eviction keeps the files a
 not live is brought back from the store under the same id (see `smolui.conversations.keeper`).
 
 An evicted conversation with nothing to remember yet (no turn ran) is not in the store, so the
-registry remembers its id, owner, folder and model (a bounded list): it comes back under the same
-id and owner, and its first turn is saved like any other.
+registry remembers its id, owner, folder and model (`smolui.sessions.released`: bounded per owner
+and in total, and kept in the store across restarts when `released_store` is set): it comes back
+under the same id and owner, and its first turn is saved like any other.
+
+A turn claims its conversation with `claim` after `open`: a conversation evicted in between (by
+another visitor's page open past the cap) is opened again under its own id, and that one is
+claimed, so the turn never runs on a closed agent.
 
 Who makes room past the cap: a conversation with a running turn never; then, least recently used
 first within each group, (1) conversations whose agent holds nothing (no turn yet, or not built),
@@ -25,18 +30,20 @@ import secrets
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agents.loop.agent import MultiStepAgent
+from smolui.sessions.released import Released, ReleasedList, ReleasedStore
 from smolui.sessions.session import Session, is_conversation_id, new_conversation_id
 
 logger = logging.getLogger(__name__)
 
-RELEASED_KEPT = 4096  # evicted conversations with no turn yet whose id and owner are remembered
+MOST_PAGES = 64  # open pages a conversation tracks (a page that never says it closed stays)
+CLAIM_TRIES = 3  # a conversation evicted again each time it is reopened: give up, say busy
 
 
 class ConversationUnavailableError(RuntimeError):
@@ -90,15 +97,6 @@ class Resumed:
     model: str | None = None
 
 
-@dataclass(frozen=True)
-class _Released:
-    """What an evicted conversation with no turn yet needs to come back as itself."""
-
-    owner: str
-    folder: str
-    model: str | None
-
-
 class SessionRegistry:
     """Live conversations, keyed by conversation id. Thread-safe.
 
@@ -117,6 +115,8 @@ class SessionRegistry:
             replica) by id; returns how to bring it back, or None when it does not exist.
             Raises `ConversationUnavailableError` when it exists but cannot be opened.
         keep_files: Eviction leaves upload and media folders (a store still shows them).
+        released_store: Keeps evicted conversations with no turn yet across restarts
+            (None: in memory only).
     """
 
     def __init__(
@@ -130,6 +130,7 @@ class SessionRegistry:
         media_root: str | Path | None = None,
         resume: Callable[[str], Resumed | None] | None = None,
         keep_files: bool = False,
+        released_store: ReleasedStore | None = None,
     ):
         self.factory = factory
         self.upload_root = Path(upload_root)
@@ -139,13 +140,14 @@ class SessionRegistry:
         self.max_sessions = max_sessions
         self.clock = clock
         self._sessions: dict[str, Session] = {}
-        self._released: OrderedDict[str, _Released] = OrderedDict()
+        self._released = ReleasedList()
         self._lock = threading.Lock()
         self._sweeper: threading.Thread | None = None
         self._stop_sweeper = threading.Event()
         self._make_agent = _adapt_factory(factory)
         self.resume = resume
         self.keep_files = keep_files
+        self.released_store = released_store
 
     def __len__(self) -> int:
         return len(self._sessions)
@@ -184,22 +186,63 @@ class SessionRegistry:
         self.sweep()
         valid = is_conversation_id(conversation_id)
         evicted: list[Session] = []
-        resumed = None
-        if valid and self.resume is not None and conversation_id not in self._sessions:
-            resumed = self.resume(conversation_id)  # outside the lock: it reads the database
+        resumed = kept = released = None
+        if valid and conversation_id not in self._sessions:  # outside the lock: the database
+            resumed = self.resume(conversation_id) if self.resume is not None else None
+            if resumed is None and conversation_id not in self._released:
+                kept = self._kept(conversation_id)
         with self._lock:
             session = self._sessions.get(conversation_id) if valid else None
             if session is None:
                 evicted = self._make_room()
-                released = self._released.pop(conversation_id, None) if valid else None
+                released = self._released.take(conversation_id) if valid else None
+                released = released or kept
                 back = resumed is not None or released is not None
                 session = self._new_session(conversation_id if back else None, resumed, released)
             session.closing_at = None
             session.touch()
             if page:
-                session.pages.add(page)
-        self._close(evicted, "over the session cap", remember=True)
+                _add_page(session, page)
+        if released is not None and self.released_store is not None:
+            self._forget_kept(session.id)  # live again: a later eviction keeps it anew
+        self._close(evicted, "over the session cap")
         return session
+
+    def claim(
+        self, session: Session, page: str | None = None, wait: float = 0.0
+    ) -> tuple[Session, bool]:
+        """Claim a conversation `open` returned for one turn, as `Session.begin_turn` does.
+
+        If it was evicted since `open` (it was idle, so the cap could take it), its id is
+        opened again (from the released list or the store) and that conversation is claimed:
+        the turn runs under the same id and owner, never on a closed agent.
+
+        Args:
+            session: What `open` returned.
+            page: The page's session hash, as given to `open`.
+            wait: Seconds to wait for a running turn to finish.
+
+        Returns:
+            The conversation to run the turn on, and whether it was claimed (False: another
+            turn holds it, or there was no room to bring it back).
+        """
+        for _ in range(CLAIM_TRIES):
+            if not session.begin_turn(wait):
+                return session, False
+            with self._lock:  # claimed: no eviction takes it from here on, except `evict`
+                live = self._sessions.get(session.id) is session
+            if live:
+                return session, True
+            session.end_turn()
+            logger.info("a conversation was evicted before its turn claimed it; reopening it")
+            try:
+                reopened = self.open(session.id, page)
+            except ConversationUnavailableError:
+                return session, False
+            if reopened.owner is None:  # deleted meanwhile (a new id): still the same owner's
+                reopened.owner = session.owner
+            session = reopened
+        return session, False
 
     def page_closed(self, page: str) -> None:
         """A page went away (`demo.unload`): its conversations start their grace period.
@@ -235,7 +278,8 @@ class SessionRegistry:
             expired = [s for s in self._sessions.values() if self._expired(s, now)]
             for session in expired:
                 del self._sessions[session.id]
-        self._close(expired, "idle or closed", remember=True)
+            self._remember(expired)
+        self._close(expired, "idle or closed")
         return [s.id for s in expired]
 
     def _expired(self, session: Session, now: float) -> bool:
@@ -277,7 +321,7 @@ class SessionRegistry:
         self,
         conversation_id: str | None = None,
         resumed: Resumed | None = None,
-        released: _Released | None = None,
+        released: Released | None = None,
     ) -> Session:
         if conversation_id is None:
             conversation_id = new_conversation_id()
@@ -327,27 +371,59 @@ class SessionRegistry:
         victims = idle[: len(self._sessions) - self.max_sessions + 1]
         for session in victims:
             del self._sessions[session.id]
+        self._remember(victims)
         return victims
 
-    def _close(self, sessions: list[Session], reason: str, remember: bool = False) -> None:
+    def _close(self, sessions: list[Session], reason: str) -> None:
         release = self.factory.release if isinstance(self.factory, AgentLender) else None
         for session in sessions:
             logger.info("evicting a conversation (%s)", reason)
-            if remember:
-                self._remember(session)
             session.close(release)
+            if self.released_store is not None and session.id in self._released:
+                self._keep(session)
 
-    def _remember(self, session: Session) -> None:
-        """Keep an evicted conversation's id and owner when no turn ran yet: it is not in the
-        store, and without them its next message would start a conversation nobody owns
-        (answered, never saved). One with history comes back from the store instead."""
-        if session.owner is None or session.has_history:
-            return
-        with self._lock:
-            self._released[session.id] = _Released(session.owner, session.folder, session.model)
-            self._released.move_to_end(session.id)
-            while len(self._released) > RELEASED_KEPT:
-                self._released.popitem(last=False)
+    def _remember(self, sessions: list[Session]) -> None:
+        """Under the lock, as they leave: keep evicted conversations' ids and owners when no
+        turn ran yet (they are not in the store, and without them the next message would
+        start a conversation nobody owns: answered, never saved). Ones with history come back
+        from the store instead. Done under the lock so that no `open` in between misses it."""
+        for session in sessions:
+            if session.owner is not None and not session.has_history:
+                released = Released(session.owner, session.folder, session.model)
+                self._released.keep(session.id, released)
+
+    def _keep(self, session: Session) -> None:
+        """Keep a released conversation in the store too (a restart then still knows it)."""
+        try:
+            self.released_store.keep(session.id, session.owner, session.folder, session.model)
+        except Exception:  # the database is down: the in-memory entry still serves
+            logger.warning("could not keep a released conversation in the store", exc_info=True)
+
+    def _kept(self, conversation_id: str) -> Released | None:
+        """A released conversation the store kept (an earlier process evicted it)."""
+        if self.released_store is None:
+            return None
+        try:
+            found = self.released_store.find(conversation_id)
+        except Exception:
+            logger.warning("could not read released conversations from the store", exc_info=True)
+            return None
+        return Released(*found) if found is not None else None
+
+    def _forget_kept(self, conversation_id: str) -> None:
+        try:
+            self.released_store.forget(conversation_id)
+        except Exception:  # it stays remembered: coming back again later is harmless
+            logger.warning("could not drop a released conversation from the store", exc_info=True)
+
+
+def _add_page(session: Session, page: str) -> None:
+    """Track an open page of `session`, at most `MOST_PAGES`: past it one is forgotten (pages
+    whose close never arrived; at worst the grace period starts while one is still open, and
+    the conversation comes back from the store when it is used)."""
+    if page not in session.pages and len(session.pages) >= MOST_PAGES:
+        session.pages.pop()
+    session.pages.add(page)
 
 
 def _adapt_factory(factory: Callable[..., MultiStepAgent]) -> Callable[[Path], MultiStepAgent]:

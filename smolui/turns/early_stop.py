@@ -16,6 +16,7 @@ from collections.abc import Callable
 from smolui.turns.pending import PendingTurn
 
 KEEP_S = 3600.0  # a turn that never arrived (its page closed) is forgotten after this
+MAX_COMING = 4096  # past this many conversations, the oldest turn on its way is forgotten
 
 
 class StopsBeforeStart:
@@ -45,7 +46,11 @@ class StopsBeforeStart:
         now = self.clock()
         with self._lock:
             self._forget_old(now)
+            self._coming.pop(conversation_id, None)  # re-added as the newest
             self._coming[conversation_id] = (pending.token, now)
+            while len(self._coming) > MAX_COMING:  # dicts keep insertion order: oldest first
+                token, _ = self._coming.pop(next(iter(self._coming)))
+                self._stopped.pop(token, None)
 
     def stop(self, conversation_id: str | None) -> bool:
         """Stop the turn on its way to this conversation, if one is.

@@ -3,6 +3,9 @@
 The turn runs in a server thread and publishes the chat after every batch of events; the page
 that sent the message, a reloaded page or a second tab follow the same `LiveTurn`. Closing every
 page does not stop the turn (Stop does), and the last page to arrive still sees all of it.
+
+The pages shown a turn part-way (each may reattach once) are bounded: past `MOST_PAGES` the
+oldest is forgotten (it still shows the chat it was given; it no longer follows the turn).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 FOLLOW_POLL_S = 0.5  # a follower wakes at least this often to notice the end
+MOST_PAGES = 64  # pages that may reattach to one turn; past it the oldest may not
 
 
 class LiveTurn:
@@ -26,7 +30,7 @@ class LiveTurn:
         self._chat = list(chat)
         self._version = 0
         self._done = False
-        self._pages: set[str] = set()
+        self._pages: dict[str, None] = {}  # an ordered set: the oldest goes first
 
     def publish(self, chat: list[dict[str, Any]], done: bool = False) -> None:
         """Make `chat` the turn's current chat; `done` ends every follower.
@@ -54,7 +58,10 @@ class LiveTurn:
         """
         with self._condition:
             if page:
-                self._pages.add(page)
+                self._pages.pop(page, None)
+                self._pages[page] = None
+                while len(self._pages) > MOST_PAGES:
+                    del self._pages[next(iter(self._pages))]
             return list(self._chat)
 
     def claim(self, page: str | None) -> bool:
@@ -66,7 +73,7 @@ class LiveTurn:
         """
         with self._condition:
             if page in self._pages:
-                self._pages.discard(page)
+                del self._pages[page]
                 return True
             return False
 

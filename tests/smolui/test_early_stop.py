@@ -74,3 +74,11 @@ def test_stop_with_nothing_shown_or_running_says_there_was_nothing(tmp_path):
     conversation_id = registry.open(None).id
     assert not handlers.stop(conversation_id)
     assert not handlers.stop("no-such-conversation")
+
+
+def test_turns_on_their_way_are_capped_oldest_first(monkeypatch):
+    monkeypatch.setattr("smolui.turns.early_stop.MAX_COMING", 3)
+    stops = StopsBeforeStart()
+    for n in range(5):
+        stops.expect(f"c{n}", held(str(n), f"t{n}"))
+    assert [stops.stop(f"c{n}") for n in range(5)] == [False, False, True, True, True]
