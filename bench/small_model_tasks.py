@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 # The uploaded file of the file tasks: (name, text).
@@ -27,13 +29,14 @@ class BenchTask:
         text: What the user types.
         expected: The right answer: a number (compared with a relative tolerance) or a text
             (compared without case, spaces and quotes).
-        uploads: Files attached to the message, as (name, text).
+        uploads: Files attached to the message, as (name, text) or (name, a function that
+            writes the file at the path it is given, for PDF, DOCX, XLSX...).
     """
 
     kind: str
     text: str
     expected: Any
-    uploads: tuple[tuple[str, str], ...] = ()
+    uploads: tuple[tuple[str, str | Callable[[Path], object]], ...] = ()
 
     def is_right(self, answer: Any) -> bool:
         """Whether the agent's final answer is this task's answer.
