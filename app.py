@@ -26,6 +26,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     from smolui.app.settings import settings_from_args
 
     settings = settings_from_args(argv, os.environ)
+    if settings.executor == "docker":  # without an engine every code step would fail: say so now
+        from smolui.app.docker_engine import docker_engine_problem
+
+        problem = docker_engine_problem()
+        if problem:
+            print(f"smolui: {problem}", file=sys.stderr)
+            raise SystemExit(1)
     logging.basicConfig(
         level=os.environ.get("SMOLUI_LOG_LEVEL", "INFO").upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",

@@ -26,8 +26,9 @@ if [ "$want_browser" = 1 ] && ! command -v npm >/dev/null; then
 fi
 # The container tests (the Docker executor) run podman, which serves the Docker API, with runc;
 # base images come from Debian packages through debootstrap (no registry is reachable in CI).
+# The fleet test puts HAProxy (deploy/haproxy.cfg) in front of two app processes.
 if [ "$want_browser" = 1 ]; then
-  for tool in podman runc debootstrap; do
+  for tool in podman runc debootstrap haproxy; do
     command -v "$tool" >/dev/null || [ -x "/usr/sbin/$tool" ] || apt_packages+=("$tool")
   done
 fi

@@ -117,3 +117,23 @@ def report_pages(count: int, lines_per_page: int = 40) -> list[str]:
             lines.append(f"{line:02d}. " + " ".join(words[shift:] + words[:shift]))
         pages.append("\n".join(lines))
     return pages
+
+
+def write_xlsx(path: str | os.PathLike, rows: Sequence[Sequence[object]]) -> Path:
+    """Write an Excel workbook with one sheet holding `rows` (the first row is the header).
+
+    Args:
+        path: Where to write.
+        rows: Cell values, row by row.
+
+    Returns:
+        The path written.
+    """
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    for row in rows:
+        sheet.append(list(row))
+    book.save(str(path))
+    return Path(path)

@@ -19,6 +19,7 @@ from agents.errors import AgentConfigError
 from agents.loop.agent import MultiStepAgent
 from smolui.sessions import AgentLender, SessionCapacityError
 from smolui.sessions.model_choice import model_choices, model_offered
+from smolui.uploads.folders import work_folder
 
 logger = logging.getLogger(__name__)
 
@@ -240,6 +241,12 @@ class AgentFactory:
             executor_kwargs["url"] = settings.executor_url
         if settings.executor == "sandbox":
             executor_kwargs["memory_limit_mb"] = settings.sandbox_memory_mb
+            # A working folder of its own, kept: files the code writes are offered for download.
+            executor_kwargs["scratch_dir"] = str(work_folder(upload_dir))
+        if settings.executor == "docker":
+            from smolui.app.docker_engine import docker_executor_kwargs
+
+            executor_kwargs.update(docker_executor_kwargs(settings))
         return CodeAgent(
             tools,
             self._model(model),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import secrets
@@ -19,6 +20,7 @@ from smolui.sessions import SessionRegistry
 
 if TYPE_CHECKING:  # imported where used: building the app loads them, importing it must not
     from smolui.api.app import Api
+    from smolui.api.downloads import Downloads
     from smolui.conversations.keeper import ConversationKeeper
     from smolui.observability.metrics import AppMetrics
     from smolui.store import ConversationStore
@@ -94,6 +96,8 @@ class GradioUI(GradioUIApiMixin):
         self.metrics: AppMetrics | None = None  # made with the app (served at /metrics)
         self.admission: TurnAdmission | None = None  # sign-in, limits, queue: made with the app
         self.api: Api | None = None  # the other ways in (/v1): made with the app
+        self.downloads: Downloads | None = None  # files out, exports, shares: made with the app
+        self.shares: Any = None  # read-only share links (`ShareLinks`): made with the app
         # Name -> check for /readyz; the store's is added with the app, app.py adds the model's.
         self.ready_checks: dict[str, Callable[[], None]] = {}
         self.server: Any = None
@@ -142,6 +146,9 @@ class GradioUI(GradioUIApiMixin):
     def create_app(self) -> Any:
         """Build the Blocks app (not launched). Returns the `gr.Blocks`."""
         from smolui.api.app import Api
+        from smolui.api.downloads import Downloads
+        from smolui.api.share_routes import ShareLinks, gradio_viewer
+        from smolui.approvals import ChatApprovals
         from smolui.conversations.keeper import attach_store
         from smolui.handlers.chat import ChatHandlers
         from smolui.handlers.conversations import ConversationHandlers
@@ -151,6 +158,7 @@ class GradioUI(GradioUIApiMixin):
         from smolui.turns.admission import build_admission
         from smolui.turns.limits import Limits
         from smolui.ui.layout import build_layout
+        from smolui.ui.share import share_events, share_panel
         from smolui.ui.wiring import wire
 
         config = self.handler_config()
@@ -162,13 +170,27 @@ class GradioUI(GradioUIApiMixin):
         self.admission = build_admission(self.settings, keeper.store if counted else None)
         self.metrics = AppMetrics(self.registry, queue=self.admission.queue)
         self.ready_checks.setdefault("store", lambda: store_check(keeper.store)())
+        # Files the code writes, exports and share links, through the app's own routes.
+        self.downloads = Downloads(keeper, self.settings.owner_quota_mb, self.model_label)
+        sharing, viewer = self.settings.sharing, gradio_viewer(self.admission.sign_in)
+        self.shares = ShareLinks(keeper, sharing, viewer)
+        # The page's turns may wait for a person's approval; the API's never do (no page).
+        approvals = ChatApprovals(self.settings.approve, lambda: keeper.store)
+        chat_config = dataclasses.replace(config, approvals=approvals)
         chat = ChatHandlers(
-            self.registry, config, self.keeper, observer=self.metrics, admission=self.admission
-        )
+            self.registry, chat_config, self.keeper, observer=self.metrics, admission=self.admission,
+            files=self.downloads.turn_files(),
+        )  # fmt: skip
         conversations = ConversationHandlers(self.registry, self.keeper)
         sign_in = self.admission.sign_in
         self.api = Api(
-            self.registry, config, self.keeper, self.metrics, self.admission, mcp=self.settings.mcp
+            self.registry,
+            config,
+            self.keeper,
+            self.metrics,
+            self.admission,
+            mcp=self.settings.mcp,
+            fetch_urls="visit_webpage" in self.settings.tools,  # the agent may visit the web
         )
 
         def events(layout: Any) -> None:
@@ -181,7 +203,9 @@ class GradioUI(GradioUIApiMixin):
                 sign_in=sign_in,
                 waiting=self.settings.queue_size,
                 usage=self.admission.usage_report,
+                export_link=self.downloads.export_link,
             )
+            share_events(layout, self.shares, sign_in)  # nothing when sharing is off
 
         layout = build_layout(
             self.title,
@@ -191,6 +215,7 @@ class GradioUI(GradioUIApiMixin):
             models=self._model_choices(),
             events=events,  # wired inside the Blocks: gradio builds its config once
             model_line=lambda: capability_line(self.model_label()),
+            share_panel=share_panel if self.shares.enabled else None,
         )
         self.registry.start_sweeper()
         self.demo = layout.demo
@@ -270,7 +295,11 @@ class GradioUI(GradioUIApiMixin):
             logger.warning("serving without /healthz, /readyz and /metrics (share or %s)",
                            sorted(options))  # fmt: skip
             return demo.launch(share=share, **options)
-        routes = [self.api.router()] if self.api is not None else None
+        routes = [self.api.router()] if self.api is not None else []
+        if self.downloads is not None:
+            routes.append(self.downloads.router())
+        if self.shares is not None:
+            routes.append(self.shares.router())
         self.server = serve(
             demo, self.metrics, self.ready_checks, options, self.listen_socket, routes
         )

@@ -14,6 +14,8 @@ from typing import Any
 
 from smolui.uploads.policy import MB, UploadPolicy
 
+SHARING_MODES = ("off", "signed-in", "public")  # `SMOLUI_SHARING`, see smolui.api.share_routes
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -76,6 +78,17 @@ class Settings:
             model is given, by flag or environment).
         local_server_ports: The loopback ports to look on, comma-separated ("": the usual ones,
             `agents.models.local_servers.USUAL_PORTS`).
+        docker_base_image: With `executor="docker"`: the image the kernel image is built on
+            ("": `python:3.11-slim`; where no registry is reachable, a local Debian image).
+        docker_pip_cert: With `executor="docker"`: a CA bundle on this machine that pip
+            trusts while the kernel image is built, where a proxy re-signs TLS ("": none).
+        owner_quota_mb: Most megabytes one owner keeps on the server (uploads and the files
+            the agent's code wrote); a turn's files past it are not stored (0: no quota).
+        approve: What the app's agents ask a person about before running it: "never",
+            "code", "tools", "all", or comma-separated tool names (`smolui.approvals`); the
+            default of every conversation, each may switch it on or off in the page.
+        sharing: Read-only share links: "off" (none), "signed-in" (only visitors signed in
+            to the app may open one) or "public" (anyone holding the link).
     """
 
     model: str = "local"
@@ -120,6 +133,11 @@ class Settings:
     mcp_servers: str = field(default="", repr=False)  # inline JSON may name secrets' variables
     find_local_servers: bool | None = None
     local_server_ports: str = ""
+    docker_base_image: str = ""
+    docker_pip_cert: str = ""
+    owner_quota_mb: float = 500.0
+    approve: str = "never"
+    sharing: str = "off"
 
     def with_changes(self, **changes: Any) -> Settings:
         """A copy with some fields changed.
@@ -175,6 +193,17 @@ _FLAGS: dict[str, tuple[str, str]] = {
                     "(or .json) path, or the JSON itself (see README, 'Other ways in')"),
     "local_server_ports": ("SMOLUI_LOCAL_SERVER_PORTS", "loopback ports where --find-local-servers "
                            "looks for model servers (default: 11434,8080,1234,8000)"),
+    "docker_base_image": ("SMOLUI_DOCKER_BASE_IMAGE", "with --executor docker: the base image "
+                          "the kernel image is built on (default python:3.11-slim)"),
+    "docker_pip_cert": ("SMOLUI_DOCKER_PIP_CERT", "with --executor docker: a CA bundle file pip "
+                        "trusts while building the kernel image (behind a TLS-re-signing proxy)"),
+    "owner_quota_mb": ("SMOLUI_OWNER_QUOTA_MB", "MB one owner keeps on the server (uploads and "
+                       "files the agent wrote; 0: no quota)"),
+    "approve": ("SMOLUI_APPROVE", "ask a person before running: never, code (every code block), "
+                "tools (tools marked requires_approval), all, or comma-separated tool names; "
+                "each conversation can switch it on or off in the page"),
+    "sharing": ("SMOLUI_SHARING", "read-only share links: off, signed-in (only signed-in "
+                "visitors may open one) or public (anyone holding the link)"),
 }  # fmt: skip
 
 _BOOL_FLAGS: dict[str, tuple[str, str]] = {
@@ -329,6 +358,14 @@ def validate(settings: Settings) -> str | None:
         parse_ports(settings.local_server_ports)
     except ValueError as error:
         return f"--local-server-ports: {error}"
+    from smolui.approvals import approve_problem
+
+    if approve_problem(settings.approve):
+        return approve_problem(settings.approve)
+    if settings.sharing not in SHARING_MODES:
+        return f"sharing must be one of {', '.join(SHARING_MODES)}, not {settings.sharing!r}"
+    if settings.sharing == "signed-in" and settings.auth_mode == "none" and settings.auth is None:
+        return "SMOLUI_SHARING=signed-in needs sign-in (SMOLUI_AUTH=password or hf)"
     if settings.agent_type not in ("code", "tool_calling"):
         return f"agent type must be 'code' or 'tool_calling', not {settings.agent_type!r}"
     from agents.executors import EXECUTOR_TYPES
@@ -337,6 +374,11 @@ def validate(settings: Settings) -> str | None:
         return f"executor must be one of {', '.join(EXECUTOR_TYPES)}, not {settings.executor!r}"
     if settings.executor == "jupyter" and not settings.executor_url:
         return "--executor jupyter needs --executor-url (or SMOLUI_EXECUTOR_URL)"
+    problem = _docker_problem(settings)
+    if problem:
+        return problem
+    if settings.owner_quota_mb < 0:
+        return f"owner_quota_mb must be 0 (no quota) or more, not {settings.owner_quota_mb}"
     if not 0 < settings.port < 65536:
         return f"port must be between 1 and 65535, not {settings.port}"
     positive = {
@@ -356,6 +398,19 @@ def validate(settings: Settings) -> str | None:
     if settings.session_idle_s <= 0 or settings.session_grace_s < 0:
         return "session idle time must be positive and grace time not negative"
     return _limits_problem(settings)
+
+
+def _docker_problem(settings: Settings) -> str | None:
+    """What is wrong with the Docker executor's settings, or None (the engine itself is
+    asked at start: `smolui.app.docker_engine`)."""
+    given = {"--docker-base-image": settings.docker_base_image,
+             "--docker-pip-cert": settings.docker_pip_cert}  # fmt: skip
+    for flag, value in given.items():
+        if value and settings.executor != "docker":
+            return f"{flag} applies to --executor docker only, not {settings.executor!r}"
+    if settings.docker_pip_cert and not os.path.isfile(settings.docker_pip_cert):
+        return f"--docker-pip-cert: {settings.docker_pip_cert!r} is not a file (a CA bundle)"
+    return None
 
 
 def _limits_problem(settings: Settings) -> str | None:

@@ -45,11 +45,16 @@
       .forEach((image) => image.setAttribute("alt", "Image made by the agent"));
   };
   // gradio marks a step's title busy while its message text is empty, which a step's
-  // always is (its details are its children): only a step with a spinner is busy.
+  // always is (its details are its children): only a step with a spinner is busy. Only the
+  // titles marked busy are looked at, so a long chat's finished steps cost nothing here.
   const busyOnlyWhileRunning = () => {
-    document.querySelectorAll("#chat .thought-group > .title[aria-busy]").forEach((title) => {
-      const busy = title.querySelector(".loading-spinner") ? "true" : "false";
-      if (title.getAttribute("aria-busy") !== busy) title.setAttribute("aria-busy", busy);
+    document.querySelectorAll('#chat .thought-group > .title[aria-busy="true"]')
+      .forEach((title) => {
+        if (!title.querySelector(".loading-spinner")) title.setAttribute("aria-busy", "false");
+      });
+    document.querySelectorAll("#chat .thought-group > .title .loading-spinner").forEach((spinner) => {
+      const title = spinner.closest(".title");  // a redrawn, running step
+      if (title.getAttribute("aria-busy") === "false") title.setAttribute("aria-busy", "true");
     });
   };
   const start = () => {

@@ -116,40 +116,36 @@
       if (chip.getAttribute("role") === "listitem") chip.setAttribute("role", "group");
     });
   };
-  // gradio offers the pencil on every message the visitor wrote; only the last one can be
-  // edited (its answer is the one taken back), and only when it carries no file.
-  const editOnlyLast = () => {
-    const rows = [...document.querySelectorAll("#chat .message-row.user-row")];
-    rows.forEach((row, index) => {
-      const editable = index === rows.length - 1 && !row.querySelector(".file-container, del");
-      row.querySelectorAll('button[aria-label="Edit"]').forEach((button) => {
-        button.style.display = editable ? "" : "none";
-      });
-      // A message whose every button is hidden (Share by the styles, Edit above) would
-      // keep an empty button frame: a stray dot beside it.
-      row.querySelectorAll(".message-buttons").forEach((panel) => {
-        const shown = [...panel.querySelectorAll("button")].some((button) =>
-          button.style.display !== "none" && button.getAttribute("aria-label") !== "Share");
-        const display = shown ? "" : "none";
-        if (panel.style.display !== display) panel.style.display = display;
-      });
+  // gradio offers the pencil on every message the visitor wrote; any of them can be edited
+  // (a stored conversation branches there: smolui/handlers/message_actions.py), only when
+  // it carries no file.
+  const editOnlyLast = (row) => {
+    const editable = !row.querySelector(".file-container, del");
+    row.querySelectorAll('button[aria-label="Edit"]').forEach((button) => {
+      button.style.display = editable ? "" : "none";
+    });
+    // A message whose every button is hidden (Share by the styles, Edit above) would
+    // keep an empty button frame: a stray dot beside it.
+    row.querySelectorAll(".message-buttons").forEach((panel) => {
+      const shown = [...panel.querySelectorAll("button")].some((button) =>
+        button.style.display !== "none" && button.getAttribute("aria-label") !== "Share");
+      const display = shown ? "" : "none";
+      if (panel.style.display !== display) panel.style.display = display;
     });
   };
   // gradio repeats the answer's buttons (copy, retry, undo) under every message of a turn:
   // each step, note and the footer. Only the answer keeps them (the message before the
   // footer, or the last one of a turn that ended without an answer).
-  const oneButtonRow = () => {
-    document.querySelectorAll("#chat .message-row.bot-row").forEach((row) => {
-      const panels = [...row.querySelectorAll(".message-buttons")];
-      const owner = (panel) => panel.previousElementSibling;
-      const footer = (panel) => owner(panel) && owner(panel).querySelector("sub")
-        && !owner(panel).querySelector(".thought-group");
-      const kept = panels.length > 1 && footer(panels[panels.length - 1])
-        ? panels[panels.length - 2] : panels[panels.length - 1];
-      panels.forEach((panel) => {
-        const display = panel === kept ? "" : "none";
-        if (panel.style.display !== display) panel.style.display = display;
-      });
+  const oneButtonRow = (row) => {
+    const panels = [...row.querySelectorAll(".message-buttons")];
+    const owner = (panel) => panel.previousElementSibling;
+    const footer = (panel) => owner(panel) && owner(panel).querySelector("sub")
+      && !owner(panel).querySelector(".thought-group");
+    const kept = panels.length > 1 && footer(panels[panels.length - 1])
+      ? panels[panels.length - 2] : panels[panels.length - 1];
+    panels.forEach((panel) => {
+      const display = panel === kept ? "" : "none";
+      if (panel.style.display !== display) panel.style.display = display;
     });
   };
   document.addEventListener("keydown", (event) => {
@@ -172,12 +168,39 @@
     if (arrow.getAttribute("aria-expanded") !== open) arrow.setAttribute("aria-expanded", open);
   };
   // Code that scrolls sideways can be scrolled with the keyboard too: it takes focus.
-  const focusableScrolling = () => {
-    document.querySelectorAll("#chat pre").forEach((pre) => {
+  const focusableScrolling = (row) => {
+    row.querySelectorAll("pre").forEach((pre) => {
       if (pre.scrollWidth > pre.clientWidth + 1 && !pre.hasAttribute("tabindex")) {
         pre.setAttribute("tabindex", "0");
       }
     });
+  };
+  // The chat's rows that changed since the last tick: gradio redraws only what changed, so
+  // the per-message work follows the turn, not the length of the conversation.
+  const changed = new Set();
+  const noteRows = (node) => {
+    if (node.nodeType !== Node.ELEMENT_NODE) return;
+    const row = node.closest(".message-row");
+    if (row) changed.add(row);
+    else node.querySelectorAll(".message-row").forEach((found) => changed.add(found));
+  };
+  new MutationObserver((records) => {
+    for (const record of records) {
+      const target = record.target.nodeType === Node.ELEMENT_NODE
+        ? record.target : record.target.parentElement;
+      const row = target && target.closest(".message-row");
+      if (row) changed.add(row);
+      else record.addedNodes.forEach(noteRows);
+    }
+  }).observe(document.body, {
+    childList: true, subtree: true, characterData: true, attributes: true,
+    attributeFilter: ["class"],  // a step opened or closed (our own writes are not classes)
+  });
+  document.querySelectorAll("#chat .message-row").forEach((row) => changed.add(row));
+  const changedRows = () => {
+    const rows = [...changed].filter((row) => row.isConnected && row.closest("#chat"));
+    changed.clear();
+    return rows;
   };
   // A duration as smolui/durations.py writes it: 20 ms, 1.7 s, 12 s, 2 min 5 s.
   const duration = (seconds) => {
@@ -203,23 +226,31 @@
   const tick = () => {
     foldSidebar();
     labelChips();
-    editOnlyLast();
-    oneButtonRow();
-    focusableScrolling();
     sizeInOurWords();
+    changedRows().forEach((row) => {
+      if (row.classList.contains("user-row")) editOnlyLast(row);
+      else if (row.classList.contains("bot-row")) oneButtonRow(row);
+      focusableScrolling(row);
+      row.querySelectorAll(".thought-group > .title").forEach(labelStep);
+    });
+    document.querySelectorAll("#chat .thought-group > .title[data-elapsed]").forEach((title) => {
+      if (!title.querySelector(".loading-spinner")) title.removeAttribute("data-elapsed");
+    });
+    // Running steps only; a step is known by its place among all steps.
+    const spinning = document.querySelectorAll("#chat .thought-group > .title .loading-spinner");
+    if (!spinning.length) {
+      started.clear();
+      return;
+    }
+    const titles = [...document.querySelectorAll("#chat .thought-group > .title")];
     const now = performance.now();
     const running = new Set();
-    document.querySelectorAll("#chat .thought-group > .title").forEach((title, index) => {
-      labelStep(title);
-      if (!title.querySelector(".loading-spinner")) {
-        if (title.hasAttribute("data-elapsed")) title.removeAttribute("data-elapsed");
-        return;
-      }
-      const key = index + ":" + (title.textContent.match(/Step \d+/) || [""])[0];
+    spinning.forEach((spinner) => {
+      const title = spinner.closest(".title");
+      const key = titles.indexOf(title) + ":" + (title.textContent.match(/Step \d+/) || [""])[0];
       running.add(key);
       if (!started.has(key)) started.set(key, now);
-      const seconds = (now - started.get(key)) / 1000;
-      title.setAttribute("data-elapsed", duration(seconds));
+      title.setAttribute("data-elapsed", duration((now - started.get(key)) / 1000));
     });
     for (const key of [...started.keys()]) if (!running.has(key)) started.delete(key);
   };

@@ -22,6 +22,7 @@ from agents.memory.steps import ActionStep
 from smolui.conversations import transcripts
 from smolui.conversations.writer import ConversationWriter
 from smolui.sessions import ConversationUnavailableError, Resumed, Session
+from smolui.sessions.released import DeferredReleasedStore
 
 if TYPE_CHECKING:  # the store (SQLAlchemy) is imported when it opens, after the page serves
     from smolui.store import (
@@ -347,8 +348,16 @@ def attach_store(
             start_retention(store, settings.retention_days)
     keeper = ConversationKeeper(store, allowed_roots, opener=opener)
     registry.resume = keeper.resume
+    registry.released_store = DeferredReleasedStore(functools.partial(_released_rows, keeper))
     registry.keep_files = True
     return keeper
+
+
+def _released_rows(keeper: ConversationKeeper) -> Any:
+    """The store's list of conversations evicted before their first turn (issue 33)."""
+    from smolui.store.released import StoreReleased
+
+    return StoreReleased(lambda: keeper.store.engine)
 
 
 def _open_for(registry: Any, settings: Any) -> ConversationStore:

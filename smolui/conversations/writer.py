@@ -23,6 +23,7 @@ from smolui.sessions import Session
 
 if TYPE_CHECKING:  # the store (SQLAlchemy) is imported when it opens, after the page serves
     from smolui.store import ConversationStore, UploadInfo
+    from smolui.store.versions import CheckedSaves
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +50,7 @@ class ConversationWriter:
         self._write_locks: weakref.WeakKeyDictionary[Session, threading.Lock] = (
             weakref.WeakKeyDictionary()
         )
+        self._checked: CheckedSaves | None = None  # made with the store: the versions saved
 
     def write(self, session: Session, chat: list[dict[str, Any]], state: str) -> str:
         """Write one conversation: "saved", "refused" (no owner, someone else's) or "failed"
@@ -63,15 +65,21 @@ class ConversationWriter:
             return "refused"
         from sqlalchemy.exc import SQLAlchemyError
 
+        from smolui.store.versions import CheckedSaves, StaleConversationError
+
         with self._lock:
             write_lock = self._write_locks.setdefault(session, threading.Lock())
+            self._checked = self._checked or CheckedSaves()
         with write_lock:
             count = len(session.files)
             new_files = session.files[session.saved_files : count]
             try:
                 store = self._store()
                 memory = self._memory(session, store)
-                saved = store.save(
+                # Version-checked (issue 32): merged with what another replica saved meanwhile.
+                revision, memory = self._checked.save(
+                    store,
+                    session,
                     session.owner,
                     session.id,
                     folder=session.folder,
@@ -82,10 +90,10 @@ class ConversationWriter:
                     forget_uploads=session.saved_files == 0,
                     model=session.model,
                 )
-            except (SQLAlchemyError, OSError):
+            except (SQLAlchemyError, OSError, StaleConversationError):
                 logger.warning("could not save a conversation", exc_info=True)
                 return "failed"
-            if not saved:
+            if revision is None:
                 return "refused"
             if memory is not None:  # e.g. full-size files of images the agent since reduced
                 store.files.remove_unused_images(session.folder, memory)

@@ -32,6 +32,7 @@ from smolui.turns.runner import (
     update_interval,
 )
 from smolui.turns.start import begin, enter, refuse, wait_for_slot
+from smolui.turns.turn_files import TurnFiles
 from smolui.turns.unsent import UnsentMessages
 
 __all__ = [
@@ -73,6 +74,8 @@ class ChatHandlers:
         observer: Hears each turn's events and outcome (the app's metrics).
         admission: The gate before each turn: sign-in, per-user limits, the turn queue
             (None: every turn starts at once).
+        files: Keeps the files each turn's code wrote and lists them under the answer
+            (None: they are not offered).
     """
 
     def __init__(
@@ -82,13 +85,14 @@ class ChatHandlers:
         keeper: ConversationKeeper | None = None,
         observer: TurnObserver | None = None,
         admission: TurnAdmission | None = None,
+        files: TurnFiles | None = None,
     ):
         self.registry = registry
         self.config = config
         self.keeper = keeper
         self.observer: TurnObserver = observer or NoTurnObserver()
         self.admission = admission
-        self.runner = TurnRunner(config, self.observer, self._save)
+        self.runner = TurnRunner(config, self.observer, self._save, files)
         # Shown but not started: a reload in between gives them back (`smolui.turns.unsent`).
         self.unsent = UnsentMessages()
         # Shown, and Stop pressed before their turn arrived: they stop as it arrives.
@@ -159,7 +163,7 @@ class ChatHandlers:
             yield history + [render_notice(str(error), "⚠️")], conversation_id
             return
         notes = self._notes(session, conversation_id)
-        claimed = session.begin_turn(wait=BUSY_WAIT_S)
+        session, claimed = self.registry.claim(session, page, wait=BUSY_WAIT_S)
         stopped_early = self.early_stops.arrived(conversation_id, pending)
         if pending.after_stop:  # a Retry pressed while a stopped turn ended its step
             history, cancelled = queued_retry(session, claimed, history)

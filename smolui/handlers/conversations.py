@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from smolui.auth.identity import signed_in_owner
+from smolui.conversations.branches import Branches
 from smolui.conversations.keeper import ConversationKeeper
 from smolui.conversations.transcript_import import has_browser_transcripts, import_transcripts
 from smolui.render.media import cached_copies, files_under, remove_files
@@ -126,19 +127,28 @@ class ConversationHandlers:
         return (session.model if session is not None else None) or DEFAULT_CHOICE
 
     def switch(
-        self, wanted: Any, conversation_id: str | None, state: Any, page: str | None = None
+        self,
+        wanted: Any,
+        conversation_id: str | None,
+        state: Any,
+        page: str | None = None,
+        query: str = "",
     ) -> Loaded:
-        """Open a conversation chosen in the list.
+        """Open a conversation chosen in the list; chosen from a search, on the branch that
+        holds the words searched for.
 
         Args:
             wanted: The chosen conversation id.
             conversation_id: The conversation shown now.
             state: The browser's state.
             page: The page's session hash.
+            query: The words searched for when it was chosen ("" for none).
         """
         owner = owner_of(state)
         if wanted == conversation_id or not is_conversation_id(wanted):
             return self._open(owner, conversation_id, page)
+        if query and query.strip():
+            Branches(self.keeper, self.registry).show_match(owner, wanted, query)
         return self._open(owner, wanted, page)
 
     def refresh(

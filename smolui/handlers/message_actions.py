@@ -1,9 +1,14 @@
-"""Per-message actions on the chat's own icons: retry, undo and edit of the last message.
+"""Per-message actions on the chat's own icons: retry, undo, edit, and versions.
 
 gradio's Chatbot shows retry and undo under the last answer and a pencil on user messages
 (`.retry`, `.undo`, `.edit` events); copy is its built-in button. Each action is mapped onto
 the conversation's agent the way the Retry button is: the last turn leaves the agent's
 memory and the code's variables go back to where they were (`agent.undo_last_turn()`).
+
+A stored conversation is a tree (`smolui.conversations.branches`): editing any of the
+person's messages, or answering one again, starts a branch there and keeps the old one; the
+page switches between a message's versions. Editing an earlier message lets the live agent
+go, so the next turn remembers only the new branch.
 
 `MessageActions` holds the logic and returns plain values plus a short notice for the page;
 `smolui.ui.message_actions` turns them into gradio handlers and wires them.
@@ -15,9 +20,10 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from smolui.conversations.branches import Branches
 from smolui.handlers.chat import ChatHandlers
 from smolui.render.attachments import is_refused_chip
-from smolui.sessions import Session
+from smolui.sessions import Session, is_conversation_id
 from smolui.turns.pending import PendingTurn
 
 logger = logging.getLogger(__name__)
@@ -33,6 +39,8 @@ RETRY_AFTER_STOP = (
 )
 RETRY_ALREADY_WAITING = "A retry is already waiting for the stopped answer to end."
 ONLY_LAST_EDITABLE = "Only your last message can be edited."
+ONLY_OWN_EDITABLE = "Only your own messages can be edited."
+NO_VERSIONS = "This message has no other version there."
 NO_EDIT_WITH_FILES = (
     "A message with attachments cannot be edited: undo it and send it again with its files."
 )
@@ -70,6 +78,24 @@ def text_only(content: Any) -> str | None:
     if isinstance(content, dict) and content.get("type") == "text":
         return str(content.get("text") or "")
     return None
+
+
+def user_turn_at(history: list[Message], index: int) -> tuple[int, int] | None:
+    """The person's turn holding message `index`: (its first message, its last), or None
+    when that message is not theirs.
+
+    Args:
+        history: The chat.
+        index: A message's position.
+    """
+    if not 0 <= index < len(history) or not _is_user(history[index]):
+        return None
+    first, last = index, index
+    while first > 0 and _is_user(history[first - 1]):
+        first -= 1
+    while last + 1 < len(history) and _is_user(history[last + 1]):
+        last += 1
+    return first, last
 
 
 def last_user_turn(history: list[Message]) -> tuple[int, int] | None:
@@ -133,6 +159,8 @@ class MessageActions:
             return _retry_when_stopped(session, history)
         if session is not None and session.last_request is not None:
             shown, pending = self.chat.retry(history, conversation_id)
+            if pending is not None:
+                self._keep_answer(history, conversation_id)
             return ActionResult(shown, pending, None if pending else STILL_RUNNING)
         turn = last_user_turn(history)
         text = _turn_text(history, turn)
@@ -140,7 +168,15 @@ class MessageActions:
             return ActionResult(history, notice=NOTHING_TO_RETRY)
         if session is not None and not self._forget(session):
             return ActionResult(history, notice=STILL_RUNNING)
+        self._keep_answer(history, conversation_id)
         return ActionResult(history[: turn[1] + 1], PendingTurn.message(text))
+
+    def _keep_answer(self, history: list[Message], conversation_id: str | None) -> None:
+        """The answer being made again stays as a version: the new one goes on a branch."""
+        owner = self._tree_owner(conversation_id)
+        turn = last_user_turn(history)
+        if owner is not None and turn is not None and turn[1] + 1 < len(history):
+            self._branches().fork(owner, conversation_id, turn[1] + 1, history)  # type: ignore[arg-type]
 
     def edit(
         self,
@@ -150,7 +186,9 @@ class MessageActions:
         text: Any,
         previous: Any,
     ) -> ActionResult:
-        """Replace the last user message and answer it again (the old answer is undone).
+        """Replace one of the person's messages and answer it again. In a stored
+        conversation any text message can be edited: a branch starts there and the old one
+        is kept. Otherwise only the last (its old answer is undone).
 
         The page has already put the new text in place; when the edit cannot happen the
         message gets its old content back.
@@ -164,8 +202,11 @@ class MessageActions:
         """
         history = list(history or [])
         restored = _with_content(history, index, previous)
-        turn = last_user_turn(history)
-        if turn is None or index != turn[1] or text_only(previous) is None:
+        turn, last = user_turn_at(history, index), last_user_turn(history)
+        if turn is None or text_only(previous) is None:
+            return ActionResult(restored, notice=ONLY_OWN_EDITABLE)
+        owner = self._tree_owner(conversation_id)
+        if turn != last and owner is None:
             return ActionResult(restored, notice=ONLY_LAST_EDITABLE)
         if _turn_text(history, turn) is None:
             return ActionResult(restored, notice=NO_EDIT_WITH_FILES)
@@ -173,12 +214,66 @@ class MessageActions:
         if not new_text:
             return ActionResult(restored, notice=EMPTY_EDIT)
         session = self.chat.registry.get(conversation_id)
-        if session is not None and not self._forget(session):
+        if session is not None and session.busy:
             return ActionResult(restored, notice=STILL_RUNNING)
-        if session is not None and _first_text(history[:index]) is None:
+        if owner is not None:
+            self._branches().fork(owner, conversation_id, turn[0], restored)  # type: ignore[arg-type]
+        if turn != last:  # its agent remembers turns after it: the new branch resumes
+            self._branches().follow(conversation_id)  # type: ignore[arg-type]
+        elif session is not None and not self._forget(session):
+            return ActionResult(restored, notice=STILL_RUNNING)
+        if session is not None and _first_text(history[: turn[0]]) is None:
             self._retitle(session, text_only(previous) or "", new_text)
-        shown = history[:index] + [{"role": "user", "content": new_text}]
+        shown = history[: turn[0]] + [{"role": "user", "content": new_text}]
         return ActionResult(shown, PendingTurn.message(new_text))
+
+    def switch(
+        self, history: list[Message], conversation_id: str | None, position: int, step: int
+    ) -> ActionResult:
+        """Show the previous (`step` -1) or next (1) version of message `position`.
+
+        Args:
+            history: The chat shown.
+            conversation_id: The page's conversation id.
+            position: The message whose version changes.
+            step: -1 or 1.
+        """
+        history = list(history or [])
+        owner = self._tree_owner(conversation_id)
+        if owner is None or step not in (-1, 1) or not isinstance(position, int):
+            return ActionResult(history, notice=NO_VERSIONS)
+        session = self.chat.registry.get(conversation_id)
+        if session is not None and session.busy:
+            return ActionResult(history, notice=STILL_RUNNING)
+        shown = self._branches().switch(owner, conversation_id, position, step)  # type: ignore[arg-type]
+        if shown is None:
+            return ActionResult(history, notice=NO_VERSIONS)
+        return ActionResult(shown)
+
+    def versions(self, conversation_id: str | None) -> list[dict[str, Any]]:
+        """The versions of the messages shown, for the page's switchers (empty: none).
+
+        Args:
+            conversation_id: The page's conversation id.
+        """
+        owner = self._tree_owner(conversation_id)
+        if owner is None:
+            return []
+        return self._branches().versions(owner, conversation_id)  # type: ignore[arg-type]
+
+    def _branches(self) -> Branches:
+        return Branches(self.chat.keeper, self.chat.registry)  # type: ignore[arg-type]
+
+    def _tree_owner(self, conversation_id: str | None) -> str | None:
+        """The owner of a stored conversation (None: nothing is stored, so it has no
+        branches)."""
+        if self.chat.keeper is None or not is_conversation_id(conversation_id):
+            return None
+        try:
+            return self._branches().owner(conversation_id)  # type: ignore[arg-type]
+        except Exception:  # the store is unreachable: the last message stays editable
+            logger.warning("could not look up a conversation's branches", exc_info=True)
+            return None
 
     def _forget(self, session: Session) -> bool:
         """The agent forgets its last turn; False when a turn runs now."""

@@ -1,4 +1,4 @@
-"""Export a conversation (the chat history as the page holds it) as Markdown or JSON.
+"""Export a conversation (its stored chat) as Markdown or JSON, in pieces a route streams.
 
 The Markdown stands alone: the agent's images are embedded (data URIs), and the server's
 own paths (its upload and media folders, in code and logs) become bare file names.
@@ -11,8 +11,8 @@ import json
 import mimetypes
 import os
 import re
-import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -70,9 +70,22 @@ def to_markdown(history: list[Message], title: str = "Conversation", model: str 
         title: The document heading.
         model: The model's name, noted under the heading.
     """
-    lines = [f"# {title}", ""]
+    return "".join(markdown_pieces(history, title, model)).rstrip() + "\n"
+
+
+def markdown_pieces(
+    history: list[Message], title: str = "Conversation", model: str = ""
+) -> Iterator[str]:
+    """The Markdown export one top-level message at a time (images are read as they come,
+    so a long conversation is never held whole).
+
+    Args:
+        history: Chat messages.
+        title: The document heading.
+        model: The model's name.
+    """
     stamp = time.strftime("%Y-%m-%d %H:%M:%S")
-    lines += [f"_Exported {stamp}" + (f" · model: {model}_" if model else "_"), ""]
+    yield f"# {title}\n\n_Exported {stamp}" + (f" · model: {model}_" if model else "_") + "\n\n"
     children: dict[str, list[Message]] = {}
     known = {_meta(m).get("id") for m in history if _meta(m).get("id")}
     for message in history:
@@ -83,12 +96,13 @@ def to_markdown(history: list[Message], title: str = "Conversation", model: str 
     for message in history:
         if _meta(message).get("parent_id") in known:
             continue
+        lines = []
         role = message.get("role")
         if role != last_role:
             lines += ["## You" if role == "user" else "## Agent", ""]
             last_role = role
         lines += _message_markdown(message, children)
-    return "\n".join(lines).rstrip() + "\n"
+        yield "\n".join(lines) + "\n"
 
 
 def _message_markdown(message: Message, children: dict[str, list[Message]]) -> list[str]:
@@ -176,27 +190,27 @@ def to_json(history: list[Message], model: str = "") -> str:
     return json.dumps(document, indent=2, ensure_ascii=False, default=str)
 
 
-def write_export(
-    history: list[Message], fmt: str, model: str = "", folder: str | None = None
-) -> Path:
-    """Write the conversation to a file for download and return its path.
+def export_name(fmt: str) -> str:
+    """The file name a download of the export gets.
 
     Args:
-        history: Chat messages.
+        fmt: "md" or "json".
+    """
+    return f"conversation-{time.strftime('%Y%m%d-%H%M%S')}.{'json' if fmt == 'json' else 'md'}"
+
+
+def export_pieces(history: list[Message], fmt: str, model: str = "") -> Iterator[str]:
+    """The export as text pieces, for a route to stream.
+
+    Args:
+        history: Chat messages (the stored conversation's).
         fmt: "md" or "json".
         model: The model's name.
-        folder: Where to write (default: a fresh temporary folder, which gradio may serve).
     """
-    target = Path(folder or tempfile.mkdtemp(prefix="smolui-export-"))
-    target.mkdir(parents=True, exist_ok=True)
-    stamp = time.strftime("%Y%m%d-%H%M%S")
     if fmt == "json":
-        path = target / f"conversation-{stamp}.json"
-        path.write_text(to_json(history, model), encoding="utf-8")
+        yield to_json(history, model)
     else:
-        path = target / f"conversation-{stamp}.md"
-        path.write_text(to_markdown(history, "smolui conversation", model), encoding="utf-8")
-    return path
+        yield from markdown_pieces(history, "smolui conversation", model)
 
 
 def _meta(message: Message) -> dict[str, Any]:

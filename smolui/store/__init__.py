@@ -20,11 +20,13 @@ from smolui.store.conversations import (
     UploadInfo,
 )
 from smolui.store.database import StoreUnavailableError, safe_url
+from smolui.store.versions import StaleConversationError
 
 __all__ = [
     "ConversationStore",
     "ConversationSummary",
     "CorruptConversationError",
+    "StaleConversationError",
     "StoreUnavailableError",
     "StoredConversation",
     "UploadInfo",

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import delete, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from smolui.store import search
+from smolui.store import branches, search
 from smolui.store.files import ConversationFiles
 from smolui.store.rows import RowWriter, read_rows
 from smolui.store.schema import (
@@ -25,10 +26,12 @@ from smolui.store.schema import (
     TITLE_CHARS,
     ChatMessageRow,
     Conversation,
+    ConversationBranch,
     MemoryStepRow,
     Upload,
     UploadText,
 )
+from smolui.store.versions import StaleConversationError
 
 logger = logging.getLogger(__name__)
 
@@ -81,6 +84,7 @@ class StoredConversation:
         turn_state: "idle", "running", "done", "stopped" or "failed".
         uploads: Its uploaded files.
         model: The model spec picked for it (None: the app's default).
+        revision: Its version: how many saves it has had (see `save_checked`).
     """
 
     id: str
@@ -94,6 +98,7 @@ class StoredConversation:
     turn_state: str
     uploads: list[UploadInfo] = field(default_factory=list)
     model: str | None = None
+    revision: int = 0
 
 
 @dataclass(frozen=True)
@@ -169,8 +174,10 @@ class ConversationStore:
             if row is None or row.owner != owner:
                 return None
             try:
-                messages = read_rows(session, ChatMessageRow, conversation_id)
-                steps = read_rows(session, MemoryStepRow, conversation_id)
+                # The branch shown (`smolui.store.branches`): its whole path is its rows.
+                branch = row.active_branch or 0
+                messages = read_rows(session, ChatMessageRow, conversation_id, branch)
+                steps = read_rows(session, MemoryStepRow, conversation_id, branch)
                 return _record(row, messages, steps)
             except (ValueError, TypeError, KeyError) as error:
                 raise CorruptConversationError(
@@ -223,9 +230,9 @@ class ConversationStore:
         forget_uploads: bool = False,
         model: str | None = None,
     ) -> bool:
-        """Create or update a conversation. Returns False (and writes nothing) when the id
-        belongs to another owner. Only the messages and memory steps that changed since the
-        last save are written (see `smolui.store.rows`).
+        """Create or update a conversation, whatever version is stored (see `save_checked`
+        for a save that must not overwrite another writer's). Returns False (and writes
+        nothing) when the id belongs to another owner.
 
         Args:
             owner: Who it belongs to.
@@ -238,24 +245,75 @@ class ConversationStore:
             forget_uploads: Drop the uploads recorded so far first (the chat was cleared).
             model: The model spec the conversation uses (None: the app's default).
         """
+        fields = dict(folder=folder, messages=messages, memory=memory, turn_state=turn_state,
+                      uploads=uploads, forget_uploads=forget_uploads, model=model)  # fmt: skip
+        return self._write(owner, conversation_id, None, **fields) is not None
+
+    def save_checked(
+        self, owner: str, conversation_id: str, *, base_revision: int | None, **fields: Any
+    ) -> int | None:
+        """Create or update a conversation only if it is still at `base_revision`. Returns
+        its new version, or None (nothing written) when the id belongs to another owner.
+        Only the messages and memory steps that changed since the last save are written
+        (see `smolui.store.rows`).
+
+        Args:
+            owner: Who it belongs to.
+            conversation_id: Which conversation.
+            base_revision: The version this save was based on (None: the writer knows none,
+                so only a new conversation is written).
+            **fields: As for `save`.
+
+        Raises:
+            StaleConversationError: It was saved elsewhere since `base_revision`; merge with
+                what `get` returns and save again (see `smolui.store.versions.merge`).
+        """
+        return self._write(owner, conversation_id, (base_revision,), **fields)
+
+    def _write(
+        self,
+        owner: str,
+        conversation_id: str,
+        check: tuple[int | None] | None,
+        *,
+        folder: str,
+        messages: list[dict[str, Any]],
+        memory: dict[str, Any] | None,
+        turn_state: str = "done",
+        uploads: Sequence[UploadInfo] = (),
+        forget_uploads: bool = False,
+        model: str | None = None,
+    ) -> int | None:
+        """Write one conversation (checked against `check`'s version when given)."""
         now = datetime.now(UTC)
         steps = memory.get("steps", []) if memory is not None else []
+        created = False
         try:
             with self._sessions.begin() as session:
+                # The row lock orders the saves of one conversation: a second replica's save
+                # waits here, then sees the version the first one wrote.
+                if self.engine.dialect.name == "sqlite":  # no FOR UPDATE: a write takes the lock
+                    session.execute(update(Conversation).where(Conversation.id == conversation_id)
+                                    .values(revision=Conversation.revision))  # fmt: skip
                 row = session.get(Conversation, conversation_id, with_for_update=True)
                 if row is not None and row.owner != owner:
                     logger.warning("refused to save a conversation for an owner not its own")
-                    return False
+                    return None
+                if row is not None and check is not None and row.revision != check[0]:
+                    raise StaleConversationError(conversation_id, row.revision)
                 if row is None:
                     self._rows.forget(conversation_id)  # an id seen before must not match
                     row = Conversation(id=conversation_id, owner=owner, created_at=now,
                                        updated_at=now, folder=folder, revision=0,
                                        title=title_of(messages), messages=[])  # fmt: skip
                     session.add(row)
+                    created = True
                     session.flush()  # the rows below reference it
+                    branches.add_root(session, conversation_id, now)
                 elif row.title == DEFAULT_TITLE:
                     row.title = title_of(messages)
-                self._rows.write(session, conversation_id, row.revision, messages, steps)
+                branch = row.active_branch or 0  # the branch shown (`smolui.store.branches`)
+                self._rows.write(session, conversation_id, row.revision, messages, steps, branch)
                 row.memory_version = memory.get("version") if memory is not None else None
                 row.turn_state, row.updated_at = turn_state, now
                 row.revision += 1
@@ -265,10 +323,17 @@ class ConversationStore:
                         UploadText.conversation_id == conversation_id))  # fmt: skip
                     row.uploads.clear()
                 row.uploads.extend(_upload_row(u, conversation_id, now) for u in uploads)
+                return row.revision
+        except StaleConversationError:
+            raise
+        except IntegrityError:
+            self._rows.forget(conversation_id)
+            if created and check is not None:  # another replica created it at the same moment
+                raise StaleConversationError(conversation_id, 0) from None
+            raise
         except Exception:
             self._rows.forget(conversation_id)
             raise
-        return True
 
     def rename(self, owner: str, conversation_id: str, title: str) -> bool:
         """Give a conversation a new title. Returns whether it was the owner's.
@@ -323,7 +388,7 @@ class ConversationStore:
             columns = (Conversation.id, Conversation.owner, Conversation.folder)
             gone = session.execute(select(*columns).where(*conditions)).all()
             ids = select(Conversation.id).where(*conditions)
-            for model in (UploadText, Upload, ChatMessageRow, MemoryStepRow):
+            for model in (UploadText, Upload, ChatMessageRow, MemoryStepRow, ConversationBranch):
                 session.execute(delete(model).where(model.conversation_id.in_(ids)))
             session.execute(delete(Conversation).where(*conditions))
         for conversation_id, owner, folder in gone:
@@ -366,7 +431,7 @@ def _record(row: Conversation, messages: list[Any], steps: list[Any]) -> StoredC
                for u in row.uploads]  # fmt: skip
     return StoredConversation(row.id, row.owner, row.title, _utc(row.created_at),
                               _utc(row.updated_at), row.folder, messages, memory,
-                              row.turn_state, uploads, row.model)  # fmt: skip
+                              row.turn_state, uploads, row.model, row.revision)  # fmt: skip
 
 
 def _upload_row(info: UploadInfo, conversation_id: str, now: datetime) -> Upload:
@@ -386,6 +451,7 @@ __all__ = [
     "ConversationStore",
     "ConversationSummary",
     "CorruptConversationError",
+    "StaleConversationError",
     "StoredConversation",
     "UploadInfo",
 ]

@@ -3,7 +3,9 @@
 The data folder (one shared volume when there are several replicas) holds, per owner and
 conversation: `uploads/<owner folder>/<folder>/` (the files the owner attached),
 `media/<owner folder>/<folder>/` (images and audio the agent made) and
-`memory-images/<folder>/` (images in the agent's memory). The owner folder is a digest of
+`memory-images/<folder>/` (images in the agent's memory). Beside the upload folders, private
+like them: `uploads/.outputs/<owner folder>/<folder>/` (copies of the files the agent's code
+wrote, `smolui.store.outputs`) and each conversation's working folder (`work_folder`). The owner folder is a digest of
 the owner (`smolui.uploads.folders.owner_folder`); `<folder>` is the conversation's folder
 name, never its id (paths reach the model and the page; the id is a secret).
 
@@ -23,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.memory.io import is_image_name
-from smolui.uploads.folders import conversation_folder
+from smolui.uploads.folders import conversation_folder, work_folder
 
 logger = logging.getLogger(__name__)
 
@@ -57,6 +59,8 @@ class ConversationFiles:
         self.data_dir = Path(data_dir)
         self.upload_root = Path(upload_root) if upload_root else self.data_dir / "uploads"
         self.media_root = Path(media_root) if media_root else self.data_dir / "media"
+        # Under the upload root: never served, as the uploads (a dot: no owner folder's name).
+        self.outputs_root = self.upload_root / ".outputs"
         # Parents of other per-conversation folders deleted with it (e.g. an older media root).
         self.extra_roots: list[Path] = []
 
@@ -94,6 +98,15 @@ class ConversationFiles:
             owner: Its owner.
         """
         return conversation_folder(self.media_root, owner, folder)
+
+    def outputs_dir(self, folder: str, owner: str | None = None) -> Path:
+        """Where the files the agent's code wrote in a conversation are kept for download.
+
+        Args:
+            folder: The conversation's folder name.
+            owner: Its owner.
+        """
+        return conversation_folder(self.outputs_root, owner, folder)
 
     def image_dir(self, folder: str) -> Path:
         """Where a conversation's memory images are kept.
@@ -154,6 +167,8 @@ class ConversationFiles:
             conversation_folder(self.upload_root, owner, folder),
             self.upload_root / folder,  # saved before folders were kept per owner
             conversation_folder(self.media_root, owner, folder),
+            self.outputs_dir(folder, owner),
+            work_folder(conversation_folder(self.upload_root, owner, folder)),
             self.image_dir(folder),
         ]
         places += [conversation_folder(root, owner, folder) for root in self.extra_roots]

@@ -32,7 +32,7 @@ class RowWriter:
 
     def __init__(self, remembered: int = REMEMBERED):
         self.remembered = remembered
-        self._written: OrderedDict[str, tuple[int, list[Any], list[Any]]] = OrderedDict()
+        self._written: OrderedDict[str, tuple[int, int, list[Any], list[Any]]] = OrderedDict()
         self._lock = threading.Lock()
 
     def write(
@@ -42,9 +42,10 @@ class RowWriter:
         revision: int,
         messages: Sequence[Any],
         steps: Sequence[Any],
+        branch: int = 0,
     ) -> None:
-        """Bring the rows of one conversation to `messages` and `steps` (in `session`'s
-        transaction, which holds the conversation's row lock).
+        """Bring the rows of one branch of a conversation to `messages` and `steps` (in
+        `session`'s transaction, which holds the conversation's row lock).
 
         Args:
             session: The open database session.
@@ -52,15 +53,17 @@ class RowWriter:
             revision: The conversation's revision before this save.
             messages: The whole chat.
             steps: The whole memory, one data dict per step.
+            branch: Which branch of the conversation (`smolui.store.branches`).
         """
         with self._lock:
             known = self._written.get(conversation_id)
-        fresh = known is None or known[0] != revision
-        old_messages, old_steps = ([], []) if fresh else (known[1], known[2])
-        _sync(session, ChatMessageRow, conversation_id, old_messages, messages, fresh)
-        _sync(session, MemoryStepRow, conversation_id, old_steps, steps, fresh)
+        fresh = known is None or known[0] != revision or known[1] != branch
+        old_messages, old_steps = ([], []) if fresh else (known[2], known[3])
+        rows = (conversation_id, branch)
+        _sync(session, ChatMessageRow, rows, old_messages, messages, fresh)
+        _sync(session, MemoryStepRow, rows, old_steps, steps, fresh)
         with self._lock:
-            self._written[conversation_id] = (revision + 1, list(messages), list(steps))
+            self._written[conversation_id] = (revision + 1, branch, list(messages), list(steps))
             self._written.move_to_end(conversation_id)
             while len(self._written) > self.remembered:
                 self._written.popitem(last=False)
@@ -78,37 +81,39 @@ class RowWriter:
                 self._written.pop(conversation_id, None)
 
 
-def read_rows(session: Session, model: type, conversation_id: str) -> list[Any]:
-    """The data of one conversation's rows of `model`, in order. The database joins them into
-    one JSON array, decoded once (a long conversation has hundreds of rows) by `json_codec`
-    (non-finite floats come back as floats).
+def read_rows(session: Session, model: type, conversation_id: str, branch: int = 0) -> list[Any]:
+    """The data of one conversation branch's rows of `model`, in order. The database joins
+    them into one JSON array, decoded once (a long conversation has hundreds of rows) by
+    `json_codec` (non-finite floats come back as floats).
 
     Args:
         session: The open database session.
         model: `ChatMessageRow` or `MemoryStepRow`.
         conversation_id: Which conversation.
+        branch: Which of its branches.
 
     Raises:
         ValueError: A row is not valid JSON.
     """
+    where, values = "conversation_id = :c AND branch = :b", {"c": conversation_id, "b": branch}
     table, dialect = model.__tablename__, session.get_bind().dialect.name
     if dialect == "sqlite":  # rows hold JSON text: joined as [position, data] pairs, decoded
         joined = text(  # here (group_concat's order is not guaranteed: sorted after)
             "SELECT '[' || group_concat('[' || position || ',' || data || ']', ',') || ']' "
-            f"FROM {table} WHERE conversation_id = :c"
+            f"FROM {table} WHERE {where}"
         )
-        raw = session.execute(joined, {"c": conversation_id}).scalar()
+        raw = session.execute(joined, values).scalar()
         return (
             [data for _, data in sorted(json_codec.loads(raw), key=lambda p: p[0])] if raw else []
         )
     if dialect == "postgresql":  # as text: decoded here, like what `json_codec` wrote
-        joined = text(
-            f"SELECT json_agg(data ORDER BY position)::text FROM {table} WHERE conversation_id = :c"
-        )
-        raw = session.execute(joined, {"c": conversation_id}).scalar()
+        joined = text(f"SELECT json_agg(data ORDER BY position)::text FROM {table} WHERE {where}")
+        raw = session.execute(joined, values).scalar()
         return list(json_codec.loads(raw)) if raw else []
     statement = (
-        select(model.data).where(model.conversation_id == conversation_id).order_by(model.position)
+        select(model.data)
+        .where(model.conversation_id == conversation_id, model.branch == branch)
+        .order_by(model.position)
     )
     return list(session.scalars(statement).all())
 
@@ -116,13 +121,14 @@ def read_rows(session: Session, model: type, conversation_id: str) -> list[Any]:
 def _sync(
     session: Session,
     model: type,
-    conversation_id: str,
+    key: tuple[str, int],
     old: Sequence[Any],
     new: Sequence[Any],
     fresh: bool,
 ) -> None:
-    """Delete the rows from the first difference between `old` and `new` on, insert the rest
-    of `new` (every row when `fresh`)."""
+    """Delete the rows of one branch (`key`: conversation id, branch) from the first
+    difference between `old` and `new` on, insert the rest of `new` (every row when `fresh`)."""
+    conversation_id, branch = key
     start = 0
     if not fresh:
         limit = min(len(old), len(new))
@@ -130,13 +136,13 @@ def _sync(
             start += 1
         if start == len(old) == len(new):
             return
-    drop = delete(model).where(model.conversation_id == conversation_id)
+    drop = delete(model).where(model.conversation_id == conversation_id, model.branch == branch)
     if fresh:
         session.execute(drop)
     elif start < len(old):  # a changed tail (an edit, an undo); appending deletes nothing
         session.execute(drop.where(model.position >= start))
     rows = [
-        {"conversation_id": conversation_id, "position": position, "data": item}
+        {"conversation_id": conversation_id, "branch": branch, "position": position, "data": item}
         for position, item in enumerate(new[start:], start)
     ]
     if rows:

@@ -45,6 +45,8 @@ class Conversation(Base):
     search_text: Mapped[str] = mapped_column(Text, default="")  # for full-text search
     # The model spec picked for it (`--models`); None: the app's default model.
     model: Mapped[str | None] = mapped_column(String(MODEL_CHARS), nullable=True)
+    # The branch shown and saved to (`ConversationBranch`, migration 0008).
+    active_branch: Mapped[int] = mapped_column(Integer, default=0)
 
     uploads: Mapped[list[Upload]] = relationship(
         back_populates="conversation", cascade="all, delete-orphan", passive_deletes=True
@@ -103,6 +105,7 @@ class ChatMessageRow(Base):
     conversation_id: Mapped[str] = mapped_column(
         ForeignKey("conversations.id", ondelete="CASCADE"), primary_key=True
     )
+    branch: Mapped[int] = mapped_column(Integer, primary_key=True, default=0)
     position: Mapped[int] = mapped_column(Integer, primary_key=True)
     data: Mapped[Any] = mapped_column(JSON)
 
@@ -115,8 +118,28 @@ class MemoryStepRow(Base):
     conversation_id: Mapped[str] = mapped_column(
         ForeignKey("conversations.id", ondelete="CASCADE"), primary_key=True
     )
+    branch: Mapped[int] = mapped_column(Integer, primary_key=True, default=0)
     position: Mapped[int] = mapped_column(Integer, primary_key=True)
     data: Mapped[Any] = mapped_column(JSON)
+
+
+class ConversationBranch(Base):
+    """One path through a conversation's tree of messages, kept whole from its first message.
+
+    A branch parts from its `parent` at message `fork`: the messages before it are the
+    parent's, the one at `fork` differs (an edited message, or another answer).
+    """
+
+    __tablename__ = "conversation_branches"
+
+    conversation_id: Mapped[str] = mapped_column(
+        ForeignKey("conversations.id", ondelete="CASCADE"), primary_key=True
+    )
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    parent: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    fork: Mapped[int] = mapped_column(Integer, default=0)
+    # When it was last shown: of the branches through one version, the last seen is shown.
+    seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 class UsageEvent(Base):

@@ -125,3 +125,29 @@ def _postgres_term(expression: str, index: int) -> Any:
         f"WHERE to_tsvector('simple', body) @@ to_tsquery('simple', :d{index})"
     ).bindparams(**{f"d{index}": expression})
     return or_(title, Conversation.id.in_(messages), Conversation.id.in_(documents))
+
+
+def branches_matching(dialect: str, query: str) -> Any | None:
+    """A statement selecting the branches of conversation `:c` holding a message with a word
+    of `query` (each as a prefix), or None when the query has no word or the database has
+    no text search.
+
+    Args:
+        dialect: "sqlite" or "postgresql".
+        query: What the user typed.
+    """
+    terms = words(query)
+    if not terms:
+        return None
+    if dialect == "sqlite":
+        return text(
+            "SELECT DISTINCT m.branch FROM message_search AS s "
+            "JOIN conversation_messages AS m ON m.rowid = s.rowid "
+            "WHERE message_search MATCH :q AND m.conversation_id = :c"
+        ).bindparams(q=" OR ".join(f'"{term}"*' for term in terms))
+    if dialect == "postgresql":
+        return text(
+            "SELECT DISTINCT branch FROM conversation_messages WHERE conversation_id = :c "
+            f"AND to_tsvector('simple', {MESSAGE_TEXT}) @@ to_tsquery('simple', :q)"
+        ).bindparams(q=" | ".join(f"{term.lower()}:*" for term in terms))
+    return None

@@ -3,6 +3,6 @@ request the agent gets, the run in a server thread, the live chat any page can f
 after Stop and messages shown but not started.
 
 May import: agents.errors, agents.events, agents.loop, agents.memory, agents.models,
-agents.observability, smolui.auth, smolui.observability, smolui.render, smolui.sessions,
-smolui.store, smolui.uploads.
+agents.observability, smolui.approvals, smolui.auth, smolui.observability, smolui.render,
+smolui.sessions, smolui.store, smolui.uploads.
 """

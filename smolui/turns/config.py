@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from smolui.uploads import UploadPolicy
 
@@ -22,6 +23,8 @@ class HandlerConfig:
         model_available: Whether a model spec stored with a conversation is one this app
             runs now (`--model` or one of `--models`); a resumed conversation whose model
             is gone falls back to the default model.
+        approvals: The app's `smolui.approvals.ChatApprovals` (None: turns never wait for a
+            person's approval).
     """
 
     policy: UploadPolicy
@@ -31,3 +34,4 @@ class HandlerConfig:
     model_label: Callable[[], str] = lambda: "model"
     reset_agent_memory: bool = False
     model_available: Callable[[str], bool] = lambda spec: True
+    approvals: Any = None

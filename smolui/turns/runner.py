@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from typing import Any
 
+from smolui.approvals import TurnApprovals
 from smolui.auth import Identity
 from smolui.observability.observer import TurnObserver, TurnObservers
 from smolui.render.attachments import mark_refused
@@ -19,6 +21,7 @@ from smolui.turns.pending import PendingTurn
 from smolui.turns.request import prepare_request
 from smolui.turns.start import Save
 from smolui.turns.turn import AgentTurn
+from smolui.turns.turn_files import TurnFiles
 
 UPDATE_INTERVAL_S = 0.05  # at most 20 page updates a second while tokens stream...
 # ...fewer in a long chat: gradio processes the whole chat again for every update (about
@@ -53,12 +56,20 @@ class TurnRunner:
         config: App-level settings (uploads, steps, memory reset).
         observer: Hears each turn's events and outcome (the app's metrics).
         save: Keeps the conversation in the store.
+        files: Keeps the files each turn's code wrote, listed under the answer (None: not).
     """
 
-    def __init__(self, config: HandlerConfig, observer: TurnObserver, save: Save):
+    def __init__(
+        self,
+        config: HandlerConfig,
+        observer: TurnObserver,
+        save: Save,
+        files: TurnFiles | None = None,
+    ):
         self.config = config
         self.observer = observer
         self.save = save
+        self.files = files
 
     def run(
         self,
@@ -106,7 +117,7 @@ class TurnRunner:
         """The whole turn, whoever watches (a thread): prepare the request, run the agent,
         publish its messages to the live turn, save the conversation, end the turn (traced
         with the conversation id and the signed-in user, never a browser key)."""
-        live, started = session.live_turn, False
+        live, started, written = session.live_turn, False, None
         try:
             agent = session.agent
             config = self.config
@@ -116,6 +127,8 @@ class TurnRunner:
                 live.publish(history, done=True)
                 return
             self.save(session, history, "running")
+            written = self.files.begin(session) if self.files is not None else None
+            shown = self._approvals(session, agent, history)
             turn.start(
                 agent,
                 prepared.request,
@@ -128,7 +141,7 @@ class TurnRunner:
             started = True
             interval = update_interval(len(history))
             for messages in turn.follow(session.stop_requested, interval):
-                live.publish(history + messages)
+                shown.show(history + messages)
         except Exception as error:
             turn.fail(error)
         finally:
@@ -136,7 +149,18 @@ class TurnRunner:
                 session.end_turn()
             admission.release()  # the next turn in the queue may start
         chat = history + turn.messages
+        if written is not None:  # the files the code wrote, under the answer
+            chat += self.files.finish(session, written)
         # Saved before the page sees the end: a finished turn is a saved turn.
         if not self.save(session, chat, turn.state):
             chat = chat + [render_notice(NOT_SAVED_NOTICE, "⚠️")]
         live.publish(chat, done=True)
+
+    def _approvals(self, session: Session, agent: Any, chat: list[Message]) -> TurnApprovals:
+        """The turn's chat as pages see it: with approval on for the conversation, the agent
+        asks through it (its pending action shown under the steps, and kept in the store)."""
+        live = session.live_turn
+        if self.config.approvals is None:
+            return TurnApprovals(live.publish, chat=chat)
+        keep = lambda shown: self.save(session, shown, "running")  # noqa: E731
+        return self.config.approvals.begin_turn(session, agent, live.publish, keep, chat)

@@ -21,6 +21,7 @@ from agents.memory.steps import (
     ToolOutput,
 )
 from agents.models.messages import ChatMessageStreamDelta, TokenUsage
+from smolui.render.approval import render_approvals
 from smolui.render.messages import (
     CODE_TOOL,
     FileSink,
@@ -206,6 +207,7 @@ class TurnView:
             view._settle("done")
         nested = self._nested_messages(block)
         rendered = render_action_step(step, block.id, self.files, nested)
+        rendered += render_approvals(step, block.id)  # what a person answered, if asked
         if self.label:
             rendered[0]["metadata"]["title"] = f"{self.label} · {rendered[0]['metadata']['title']}"
         else:  # a top-level step: the page draws its images only this way (see step_images)

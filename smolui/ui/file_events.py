@@ -10,39 +10,71 @@ from typing import Any
 
 from smolui.handlers.chat import ChatHandlers
 from smolui.render.attachments import attachment_checks
-from smolui.render.export import write_export
 from smolui.ui.layout import Layout
 
-# Runs in the browser once an export's file is ready: the download starts at once (the
-# file also stays in the sidebar, to download again).
-DOWNLOAD_JS = """(file) => {
-  if (!file || !file.url) return;
-  const link = document.createElement("a");
-  link.href = file.url;
-  link.download = file.orig_name || "";
-  document.body.appendChild(link);
-  link.click();
-  link.remove();
+# Makes an export link for an owner's conversation: (owner, conversation id, "md"|"json");
+# None when nothing of it is stored yet.
+ExportLink = Callable[[str, str, str], str | None]
+NOTHING_TO_EXPORT = "Nothing to export yet: send a message first."
+# Runs in the browser once the server made an export's link: the download starts at once.
+DOWNLOAD_JS = """(link) => {
+  if (!link || !link.url) return;
+  const anchor = document.createElement("a");
+  anchor.href = link.url;
+  anchor.download = "";
+  document.body.appendChild(anchor);
+  anchor.click();
+  anchor.remove();
 }"""
 # Hands the server's checks of the box's files to the page script (smolui/assets/chips.js).
 CHECKS_JS = "(checks) => { window.smoluiAttachmentChecks?.(checks); }"
 
 
-def wire_export(ui: Layout, model_label: Callable[[], str]) -> None:
-    """ "↓ Markdown" and "↓ JSON" write the conversation and download it in one click
-    (call inside `with layout.demo:`).
+def wire_export(ui: Layout, export_link: ExportLink, identify: Callable) -> None:
+    """ "↓ Markdown" and "↓ JSON" download the stored conversation in one click, streamed by
+    the app's export route (call inside `with layout.demo:`).
 
     Args:
         ui: The page's components.
-        model_label: The model's display name (noted in the export).
+        export_link: Makes the link (`smolui.api.export_routes.ExportTickets.url`).
+        identify: Who sent a request (`identify(request, profile)`).
     """
+    import gradio as gr
+
+    from smolui.auth import with_identity
+    from smolui.handlers.conversations import owner_of
+    from smolui.sessions import is_conversation_id
     from smolui.ui.wiring import safe  # wiring imports this module
 
+    link = gr.JSON(None, visible=False)
     for button, fmt in ((ui.export_md, "md"), (ui.export_json, "json")):
-        export = safe(lambda history, fmt=fmt: str(write_export(history or [], fmt, model_label())))
-        button.click(export, [ui.chatbot], [ui.export_file]).then(
-            None, [ui.export_file], None, js=DOWNLOAD_JS, show_progress="hidden"
-        )
+
+        def export(
+            store: Any,
+            conversation_id: Any,
+            request: gr.Request,
+            profile: gr.OAuthProfile | None,
+            fmt: str = fmt,
+        ) -> dict | None:
+            owner = owner_of(with_identity(store, identify(request, profile)))
+            url = (
+                export_link(owner, conversation_id, fmt)
+                if is_conversation_id(conversation_id)
+                else None
+            )
+            if url is None:
+                gr.Info(NOTHING_TO_EXPORT)
+                return None
+            return {"url": url}
+
+        # Queued (without a limit) so that "nothing to export yet" can reach the page.
+        button.click(
+            safe(export),
+            [ui.store, ui.conversation_id],
+            [link],
+            concurrency_limit=None,
+            show_progress="hidden",
+        ).then(None, [link], None, js=DOWNLOAD_JS, show_progress="hidden")
 
 
 def wire_attachment_checks(ui: Layout, chat: ChatHandlers) -> None:

@@ -52,10 +52,12 @@ class Layout:
     panel: Any
     export_md: Any
     export_json: Any
-    export_file: Any
     store: Any
     conversation_id: Any
     pending: Any
+    # The chat the echo of a sent message showed, kept on the server (a `gr.State`) for the
+    # turn that follows: the page never sends its whole chat back with the turn.
+    sent_chat: Any = None
     search: Any = None
     title: Any = None
     rename: Any = None
@@ -67,6 +69,10 @@ class Layout:
     # and the button the page script presses when the box's files change (hidden).
     attachment_checks: Any = None
     check_files: Any = None
+    # The action a turn waits on and the per-conversation switch (`smolui.ui.approvals`).
+    approval: Any = None
+    # The share controls (`smolui.ui.share`); None when the operator does not allow sharing.
+    share: Any = None
 
 
 def _manage() -> dict[str, Any]:
@@ -144,7 +150,9 @@ def model_picker(
     return picker
 
 
-def _sidebar(models: list[tuple[str, str]] | None) -> tuple[Any, ...]:
+def _sidebar(
+    models: list[tuple[str, str]] | None, share_panel: Callable[[], Any] | None = None
+) -> tuple[Any, ...]:
     """New chat, past conversations, the side panel and export (inside a Blocks context)."""
     import gradio as gr
 
@@ -159,9 +167,8 @@ def _sidebar(models: list[tuple[str, str]] | None) -> tuple[Any, ...]:
         with gr.Row():
             export_md = gr.Button("↓ Markdown", size="sm", elem_classes="export-md")
             export_json = gr.Button("↓ JSON", size="sm", elem_classes="export-json")
-        # An export downloads at once (`wiring`); the file stays here to download again.
-        export_file = gr.File(label="Export", interactive=False, elem_classes="export-file")
-    return new_chat, conversations, panel, export_md, export_json, export_file, manage
+        manage["share"] = share_panel() if share_panel is not None else None
+    return new_chat, conversations, panel, export_md, export_json, manage
 
 
 def header_text(title: str, model_line: Callable[[], str] | None = None) -> str:
@@ -184,6 +191,7 @@ def build_layout(
     models: list[tuple[str, str]] | None = None,
     events: Callable[[Layout], None] | None = None,
     model_line: Callable[[], str] | None = None,
+    share_panel: Callable[[], Any] | None = None,
 ) -> Layout:
     """Create the Blocks and its components.
 
@@ -199,8 +207,11 @@ def build_layout(
             the page's configuration once, when the Blocks closes).
         model_line: Says what the default model can do, under the title; asked again on
             each page load (the model may still be loading when the app is built).
+        share_panel: Adds the share controls to the sidebar (`smolui.ui.share.share_panel`).
     """
     import gradio as gr
+
+    from smolui.ui.approvals import approval_panel, approval_switch
 
     with gr.Blocks(title=title, fill_height=True) as demo:
         store = gr.BrowserState(
@@ -208,8 +219,9 @@ def build_layout(
         )
         conversation_id = gr.State(None)
         pending = gr.State(None)
-        sidebar = _sidebar(models)
-        new_chat, conversations, panel, export_md, export_json, export_file, manage = sidebar
+        sent_chat = gr.State(None)
+        sidebar = _sidebar(models, share_panel)
+        new_chat, conversations, panel, export_md, export_json, manage = sidebar
         header = (
             header_text(title) if model_line is None else lambda: header_text(title, model_line)
         )
@@ -229,6 +241,7 @@ def build_layout(
             placeholder="Send a message, or pick an example below.",
             autoscroll=True,
         )
+        approval = approval_panel()
         textbox = gr.MultimodalTextbox(
             placeholder="Ask the agent… (attach PDF, DOCX, text, CSV/XLSX or images)",
             file_types=file_types,
@@ -247,6 +260,7 @@ def build_layout(
             )
             retry = gr.Button("↻ Retry", size="sm", elem_classes="retry-button")
             clear = gr.Button("Clear", size="sm", elem_classes="clear-button")
+            switch = approval_switch()
         # A gallery of examples that only fills the box (`wiring`): `gr.Examples` would
         # re-apply the box's constructor props on a click, `interactive=False` among them,
         # and leave the box disabled for good.
@@ -274,15 +288,17 @@ def build_layout(
             panel=panel,
             export_md=export_md,
             export_json=export_json,
-            export_file=export_file,
             store=store,
             conversation_id=conversation_id,
             pending=pending,
+            sent_chat=sent_chat,
             examples=gallery,
             attachment_checks=checks,
             check_files=check_files,
+            approval=approval,
             **manage,
         )
+        approval.switch = switch
         if events is not None:
             events(layout)
     return layout

@@ -1,7 +1,10 @@
-"""The chat's own icons wired to `MessageActions`: retry, edit and undo of the last message.
+"""The chat's own icons wired to `MessageActions`: retry, edit and undo, and versions.
 
 gradio-shaped adapters (notices become toasts; a turn that starts disables the message box and
 enables Stop) and the events that attach them (`wire_actions`, called by `smolui.ui.wiring`).
+The "< 2/3 >" switchers of messages with versions are drawn by the page script
+(`smolui/assets/branches.js`) from the versions the server lists; a click reaches the
+server through a hidden button.
 """
 
 # No `from __future__ import annotations`: gradio reads the `gr.EditData` annotation of the
@@ -15,6 +18,10 @@ from smolui.handlers.chat import ChatHandlers
 from smolui.handlers.message_actions import ActionResult, Message, MessageActions
 from smolui.turns.pending import PendingTurn
 from smolui.ui.layout import Layout
+
+# Hands the versions of the messages shown to the page script, and its click back.
+SHOW_VERSIONS_JS = "(versions) => { if (window.smoluiVersions) window.smoluiVersions(versions); }"
+REQUEST_JS = "(chat, id, request) => [chat, id, window.smoluiVersionRequest || null]"
 
 
 def answering_panel(chat: ChatHandlers) -> Callable[[Any, Any], Any]:
@@ -120,15 +127,74 @@ def wire_actions(
     options = dict(concurrency_limit=None, show_progress="hidden")
     panel = (safe(answering_panel(chat)), [ui.conversation_id, ui.pending], [ui.panel])
     retried = retried_turn(run[0], run[1], ui)
+    refresh = wire_versions(ui, chat, options)
     for event, handler in ((ui.chatbot.retry, fn["retry"]), (ui.chatbot.edit, fn["edit"])):
-        event(handler, [ui.chatbot, ui.conversation_id], started, **options).then(
-            *panel, queue=False
-        ).then(*retried, **turn).then(*after, queue=False)
-    ui.chatbot.undo(fn["undo"], [ui.chatbot, ui.conversation_id], [ui.chatbot], **options).then(
-        *after, queue=False
+        acted = event(handler, [ui.chatbot, ui.conversation_id], started, **options)
+        # An edit or a retry starts a branch: its switcher shows once its turn has saved
+        # the new version's first message.
+        ran = acted.then(*panel, queue=False).then(*retried, **turn)
+        refresh(ran.then(*after, queue=False))
+    refresh(
+        ui.chatbot.undo(fn["undo"], [ui.chatbot, ui.conversation_id], [ui.chatbot], **options).then(
+            *after, queue=False
+        )
     )
     # The page's script sends trash clicks to Clear (which asks first); this only runs
     # where that script did not, so the server forgets what the page no longer shows.
     ui.chatbot.clear(safe(chat.clear), [ui.conversation_id], [ui.chatbot], queue=False).then(
         *after, queue=False
     )
+
+
+def wire_versions(ui: Layout, chat: ChatHandlers, options: dict[str, Any]) -> Callable[[Any], Any]:
+    """The versions of the messages shown, kept up to date for the page script, and the
+    switch it asks for (call inside `with layout.demo:`). Returns what chains the refresh
+    after another event (`refresh(event)`).
+
+    Args:
+        ui: The page's components.
+        chat: The page's turn handlers.
+        options: The actions' event options.
+    """
+    import gradio as gr
+
+    from smolui.ui.wiring import safe
+
+    actions = MessageActions(chat)
+    versions = gr.JSON(None, visible=False)
+    request = gr.JSON(None, visible=False)
+    # Pressed by the page script (kept out of sight and out of the Tab order by it): to
+    # switch, and to ask for the versions when other messages are shown (a reload, another
+    # conversation, a turn's new messages).
+    switch_button = gr.Button("Switch version", elem_classes="smolui-switch-version")
+    list_button = gr.Button("List versions", elem_classes="smolui-list-versions")
+
+    def listed(conversation_id: Any) -> list[dict[str, Any]]:
+        return actions.versions(conversation_id)
+
+    def switch(history: list, conversation_id: Any, asked: Any) -> list[Message]:
+        asked = asked if isinstance(asked, dict) else {}
+        result = actions.switch(history, conversation_id, asked.get("position"), asked.get("step"))
+        if result.notice:
+            gr.Info(result.notice)
+        return result.chat
+
+    quiet = dict(queue=False, show_progress="hidden")
+
+    def refresh(event: Any) -> Any:
+        # A hidden component has no change event in the page: the script is handed the
+        # versions by a step of its own.
+        return event.then(safe(listed), [ui.conversation_id], [versions], **quiet).then(
+            None, [versions], None, js=SHOW_VERSIONS_JS, **quiet
+        )
+
+    refresh(
+        switch_button.click(
+            safe(switch), [ui.chatbot, ui.conversation_id, request], [ui.chatbot],
+            js=REQUEST_JS, **options,
+        )
+    )  # fmt: skip
+    list_button.click(safe(listed), [ui.conversation_id], [versions], **quiet).then(
+        None, [versions], None, js=SHOW_VERSIONS_JS, **quiet
+    )
+    return refresh

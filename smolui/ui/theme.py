@@ -7,7 +7,7 @@ rules gradio would scope; in <head>).
 Clear and Delete ask first.
 `smolui/assets/a11y.js`, `copy.js`, `chips.js` (in <head>): a skip link and focus in the
 message box, names for unnamed controls; copy buttons that copy the answer; the server's
-checks of attached files on their chips.
+checks of attached files on their chips; `branches.js`: the "< 2/3 >" version switchers.
 """
 
 from __future__ import annotations
@@ -20,7 +20,12 @@ CSS_PATH = ASSETS / "smolui.css"
 JS_PATH = ASSETS / "smolui.js"
 PAGE_CSS_PATH = ASSETS / "page.css"
 # Scripts of their own, each `() => {...}`, run once when the page's <head> is put in.
-HEAD_SCRIPT_PATHS = (ASSETS / "a11y.js", ASSETS / "copy.js", ASSETS / "chips.js")
+HEAD_SCRIPT_PATHS = (
+    ASSETS / "a11y.js",
+    ASSETS / "copy.js",
+    ASSETS / "chips.js",
+    ASSETS / "branches.js",
+)
 
 
 def launch_options() -> dict[str, Any]:

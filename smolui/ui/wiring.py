@@ -16,6 +16,7 @@ from smolui.handlers.chat import ChatHandlers
 from smolui.handlers.conversations import ConversationHandlers
 from smolui.sessions.model_choice import DEFAULT_CHOICE
 from smolui.turns.pending import PendingTurn
+from smolui.ui.approvals import wire_approvals
 from smolui.ui.controls import retry_adapter, stop_adapter, stop_button
 from smolui.ui.file_events import wire_attachment_checks, wire_export
 from smolui.ui.layout import Layout
@@ -78,6 +79,7 @@ def _turn_adapters(
         return (
             shown,
             pending,
+            shown if busy else None,  # for the turn, on the server (`Layout.sent_chat`)
             gr.MultimodalTextbox(value=None, interactive=False) if busy else gr.MultimodalTextbox(),
             stop_button(busy),
             chat.side_panel(conversation_id, pending) if busy else gr.skip(),
@@ -157,11 +159,13 @@ def _conversation_adapters(
         wanted: Any,
         conversation_id: Any,
         store: Any,
+        query: Any,
         request: gr.Request,
         profile: gr.OAuthProfile | None,
     ) -> tuple:
         store = owned(store, request, profile)
-        return opened(conversations.switch(wanted, conversation_id, store, _page(request)))
+        found = str(query or "")  # a hit of the search opens on its branch
+        return opened(conversations.switch(wanted, conversation_id, store, _page(request), found))
 
     def unload(request: gr.Request) -> None:
         conversations.page_closed(_page(request))
@@ -267,6 +271,7 @@ def wire(
     sign_in: SignIn | None = None,
     waiting: int = 0,
     usage: Callable[[Identity], list] | None = None,
+    export_link: Callable[[str, str, str], str] | None = None,
 ) -> None:
     """Attach every event of the page (call inside `with layout.demo:`).
 
@@ -281,6 +286,8 @@ def wire(
             the handler, which shows each its place and starts it when a slot frees.
         usage: Everyone's usage for an admin (`TurnAdmission.usage_report`), served as the
             API endpoint `/usage` (no page element); None: no such endpoint.
+        export_link: Makes the link of a stored conversation's export (owner, id, format);
+            None: the export buttons do nothing.
     """
     ui, fn = layout, adapters(chat, conversations, sign_in)
     run_inputs = [ui.pending, ui.chatbot, ui.conversation_id]
@@ -293,14 +300,17 @@ def wire(
     )
     opened = [ui.conversation_id, ui.chatbot, ui.store, ui.conversations, ui.panel, ui.model]
 
+    # The sent message's turn starts from the chat its echo showed, kept on the server: the
+    # page sends its chat once a message (to the echo), not again with the turn.
+    sent_inputs = [ui.pending, ui.sent_chat, ui.conversation_id]
     (
         ui.textbox.submit(
             fn["echo"],
             [ui.textbox, ui.chatbot, ui.conversation_id],
-            [ui.chatbot, ui.pending, ui.textbox, ui.stop, ui.panel],
+            [ui.chatbot, ui.pending, ui.sent_chat, ui.textbox, ui.stop, ui.panel],
             queue=False,
         )
-        .then(fn["run"], run_inputs, [ui.chatbot, ui.conversation_id], **turn)
+        .then(fn["run"], sent_inputs, [ui.chatbot, ui.conversation_id], **turn)
         .then(*after, queue=False)
     )
     # Queued (without a limit) so its "nothing to retry" notice can reach the page.
@@ -323,9 +333,6 @@ def wire(
     )
     run = (fn["run"], run_inputs, [ui.chatbot, ui.conversation_id])
     wire_actions(ui, chat, run, after, turn)  # the chat's retry, undo, edit and trash icons
-    # An export link is for the chat it was made from: any change of the chat hides it
-    # (in the browser only, so streaming turns cost no extra requests).
-    ui.chatbot.change(None, None, ui.export_file, js="() => null", show_progress="hidden")
     ui.new_chat.click(fn["new_chat"], [ui.store, ui.model], [*opened, ui.textbox], queue=False)
     # Queued (without a limit) so its "keeps its model" notice can reach the page.
     pick = dict(concurrency_limit=None, show_progress="hidden")
@@ -334,10 +341,15 @@ def wire(
     follow = (fn["follow"], [ui.conversation_id], [ui.chatbot, ui.textbox, ui.stop, ui.panel])
     follow_options = dict(concurrency_limit=None, show_progress="hidden")
     ui.conversations.input(
-        fn["switch"], [ui.conversations, ui.conversation_id, ui.store], opened, queue=False
+        fn["switch"],
+        [ui.conversations, ui.conversation_id, ui.store, ui.search],
+        opened,
+        queue=False,
     ).then(*follow, **follow_options)
     _wire_manage(ui, fn, opened)
-    wire_export(ui, model_label)
+    wire_approvals(ui.approval, ui.chatbot, ui.conversation_id, chat.config.approvals, safe)
+    if export_link is not None:
+        wire_export(ui, export_link, _identifier(sign_in))
     wire_attachment_checks(ui, chat)
     wire_examples(ui)
     loaded = ui.demo.load(fn["load"], [ui.store], [*opened, ui.textbox], queue=False)

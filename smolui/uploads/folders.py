@@ -116,3 +116,16 @@ def folder_usage(folder: Path) -> tuple[int, int]:
                 count += 1
                 total += entry.stat().st_size
     return count, total
+
+
+def work_folder(upload_dir: str | Path) -> Path:
+    """The code's working folder of a conversation: beside its upload folder, private like it
+    (never served), and kept across restarts, so files the code wrote are still there.
+
+    The name starts with a dot, which no conversation folder's name holds (`is_folder_name`).
+
+    Args:
+        upload_dir: The conversation's upload folder.
+    """
+    upload_dir = Path(upload_dir)
+    return upload_dir.with_name(f".work-{upload_dir.name}")

@@ -130,8 +130,12 @@ class ScriptedApp:
         from agents.observability.console import LogLevel
 
         model = ScriptedModel(self.script(), **self.model_options)
+        from smolui.uploads.folders import work_folder
+
         executor_kwargs = (
-            {"read_only_paths": [str(upload_dir)]} if self.settings.executor == "sandbox" else {}
+            {"read_only_paths": [str(upload_dir)], "scratch_dir": str(work_folder(upload_dir))}
+            if self.settings.executor == "sandbox"
+            else {}
         )
         agent = CodeAgent(
             [self._wait_tool()], model, executor_type=self.settings.executor,

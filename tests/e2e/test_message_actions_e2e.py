@@ -1,11 +1,13 @@
 """The chat's own icons in Chromium: retry, undo and edit of the last message, the trash as
 Clear, attachment chips with names and refused files marked, the side panel during a run,
-and an export link that never outlives the chat it was made from.
+and an export made from the stored chat.
 
 Screenshots go to tests/e2e/artifacts/ (git-ignored) for a person to look at.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -59,13 +61,13 @@ def test_undo_retry_and_edit_take_the_last_turn_back(app, open_page):
     wait_turn_done(page)
     send(page, "second question")
     wait_turn_done(page, 2)
-    page.locator(".export-md").click()
-    expect(page.locator(".export-file a[download]")).to_have_count(1)
+    with page.expect_download() as download:  # from the stored chat, at once
+        page.locator(".export-md").click()
+    assert "answer to second" in Path(download.value.path()).read_text(encoding="utf-8")
     expect(icon(page, "Undo")).to_have_count(1)  # one row of icons per turn, not per message
     icon(page, "Undo").click()
     expect(page.locator(USER)).to_have_count(1)
     expect(bot(page, "answer to second")).to_have_count(0)
-    expect(page.locator(".export-file a[download]")).to_have_count(0)  # no stale export
     wait_remembered(app, ["first question"])
     icon(page, "Retry").click()  # after an undo, retry sends the message now last again
     expect(bot(page, "answer to first")).to_have_count(1)
@@ -146,22 +148,24 @@ def test_attachments_show_names_and_refused_files_are_marked(app, open_page, tmp
     assert not found, "\n".join(found)
 
 
-def test_an_export_is_hidden_once_the_chat_moves_on(app, open_page):
+def test_an_export_is_the_stored_conversation_shown(app, open_page):
     app.model_options = {"loop": True}
     app.script = lambda: ["<code>\nfinal_answer('ok')\n</code>"]
     page = open_page(app.url)
     send(page, "one")
     wait_turn_done(page)
-    page.locator(".export-json").click()
-    expect(page.locator(".export-file a[download]")).to_have_count(1)
     send(page, "two")
     wait_turn_done(page, 2)
-    expect(page.locator(".export-file a[download]")).to_have_count(0)
+    with page.expect_download() as download:
+        page.locator(".export-json").click()
+    exported = Path(download.value.path()).read_text(encoding="utf-8")
+    assert '"one"' in exported and '"two"' in exported
     page.locator(".new-chat-button").click()
     expect(page.locator(USER)).to_have_count(0)
-    page.locator(".export-md").click()
-    link = page.locator(".export-file a[download]")
-    expect(link).to_have_count(1)
+    page.locator(".export-md").click()  # nothing stored yet: a notice, no download
+    expect(page.get_by_text("Nothing to export yet", exact=False)).to_be_visible()
     page.locator(".conversation-list label").first.click()  # back to the first conversation
     expect(page.locator(USER)).to_have_count(2)
-    expect(link).to_have_count(0)
+    with page.expect_download() as download:
+        page.locator(".export-md").click()
+    assert "two" in Path(download.value.path()).read_text(encoding="utf-8")

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from smolui.app.settings import Settings, settings_from_args
-from smolui.render.export import to_json, to_markdown, write_export
+from smolui.render.export import export_name, export_pieces, to_json, to_markdown
 
 HISTORY = [
     {"role": "user", "content": [{"type": "text", "text": "Plot it"}]},
@@ -40,11 +40,13 @@ def test_json_keeps_roles_text_files_and_metadata():
     assert messages[3]["files"] == ["plot.png"]
 
 
-def test_write_export_makes_downloadable_files(tmp_path):
-    md = write_export(HISTORY, "md", folder=str(tmp_path))
-    js = write_export(HISTORY, "json", folder=str(tmp_path))
-    assert md.suffix == ".md" and "Plot it" in md.read_text()
-    assert json.loads(js.read_text())["messages"][-1]["text"] == "Here is the plot."
+def test_exports_come_in_pieces_for_the_route_to_stream_and_write_no_file(tmp_path):
+    pieces = list(export_pieces(HISTORY, "md"))
+    assert len(pieces) > 2, "one piece per message, not one string"
+    assert "Plot it" in "".join(pieces) and export_name("md").endswith(".md")
+    js = "".join(export_pieces(HISTORY, "json"))
+    assert json.loads(js)["messages"][-1]["text"] == "Here is the plot."
+    assert export_name("json").endswith(".json")
 
 
 def test_flags_win_over_environment_which_wins_over_defaults():
