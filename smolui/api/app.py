@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from smolui.api.access import ApiAccess
+from smolui.api.body_limit import BodyLimit, api_body_limit
 from smolui.api.openai_routes import NoThreads, openai_router
 from smolui.api.request_files import RequestFiles, web_fetch
 from smolui.api.turns import ApiTurns
@@ -71,6 +72,7 @@ class Api:
         fetch_urls: bool = False,
     ):
         self.keeper, self.mcp = keeper, mcp
+        self.max_body_bytes = api_body_limit(config.max_files, config.policy.max_file_bytes)
         keys = ApiKeys(KeeperKeyRows(keeper)) if keeper is not None else None
         sign_in = admission.sign_in or SignIn(_no_sign_in())
         self.access = ApiAccess(sign_in, keys)
@@ -78,6 +80,19 @@ class Api:
         if fetch_urls:
             fetch = web_fetch(config.policy.max_file_bytes)
             self.turns.files = RequestFiles(config.policy, config.max_files, fetch=fetch)
+
+    def body_limit(self) -> Any:
+        """The size cap on the API's requests, for the served app to add as middleware (a
+        Starlette `Middleware` of `BodyLimit`): the routes parse whole bodies, so it must
+        refuse what is too large before they read it."""
+        from starlette.middleware import Middleware
+
+        prefixes = ["/v1/"]
+        if self.mcp:
+            from smolui.api.mcp_server import MCP_PATH
+
+            prefixes.append(MCP_PATH)
+        return Middleware(BodyLimit, limit=self.max_body_bytes, prefixes=prefixes)
 
     def threads(self) -> Any:
         """Where resent chats find their conversation (`StoreThreads`, or `NoThreads`)."""

@@ -45,6 +45,22 @@ class Downloads:
             self._outputs = OutputFiles(store.engine, store.files, quota)
         return self._outputs
 
+    def upload_room(self, owner: str, adding: int) -> str | None:
+        """None when `adding` more bytes of uploads fit in the owner's quota, else why not
+        (the quota's message), for `HandlerConfig.upload_room`.
+
+        Args:
+            owner: Whose quota.
+            adding: Bytes of the message's files.
+        """
+        from smolui.store.quota import QuotaExceededError
+
+        try:
+            self.outputs().quota.check(owner, adding)
+        except QuotaExceededError as error:
+            return str(error)
+        return None
+
     def turn_files(self) -> Any:
         """What the turn runner uses to keep each turn's written files (`TurnFiles`)."""
         from smolui.turns.turn_files import TurnFiles

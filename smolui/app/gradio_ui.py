@@ -172,6 +172,7 @@ class GradioUI(GradioUIApiMixin):
         self.ready_checks.setdefault("store", lambda: store_check(keeper.store)())
         # Files the code writes, exports and share links, through the app's own routes.
         self.downloads = Downloads(keeper, self.settings.owner_quota_mb, self.model_label)
+        config = dataclasses.replace(config, upload_room=self.downloads.upload_room)
         sharing, viewer = self.settings.sharing, gradio_viewer(self.admission.sign_in)
         self.shares = ShareLinks(keeper, sharing, viewer)
         # The page's turns may wait for a person's approval; the API's never do (no page).
@@ -300,8 +301,9 @@ class GradioUI(GradioUIApiMixin):
             routes.append(self.downloads.router())
         if self.shares is not None:
             routes.append(self.shares.router())
+        middleware = [self.api.body_limit()] if self.api is not None else []
         self.server = serve(
-            demo, self.metrics, self.ready_checks, options, self.listen_socket, routes
+            demo, self.metrics, self.ready_checks, options, self.listen_socket, routes, middleware
         )
         if not options.get("prevent_thread_lock"):
             self.server.wait()

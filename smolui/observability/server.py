@@ -45,6 +45,7 @@ def build_app(
     metrics: Any,
     checks: dict[str, ReadinessCheck],
     routes: list[Any] | None = None,
+    middleware: list[Any] | None = None,
     **options: Any,
 ) -> Any:
     """A FastAPI app serving the health routes, `/metrics`, and the gradio Blocks at `/`, with
@@ -55,6 +56,7 @@ def build_app(
         metrics: The app's `AppMetrics`.
         checks: Readiness checks for `/readyz`.
         routes: FastAPI routers served before gradio (the API's `/v1`).
+        middleware: Starlette `Middleware` for those routes (the API's body size cap).
         **options: Passed to `gr.mount_gradio_app` (auth, blocked_paths, max_file_size...).
     """
     import gradio as gr
@@ -80,6 +82,8 @@ def build_app(
 
     for router in routes or []:
         app.include_router(router)
+    for item in middleware or []:
+        app.add_middleware(item.cls, *item.args, **item.kwargs)
     close_cors(app)
     app.add_middleware(SecurityHeaders)
     # Routes match in order: the ones above come before gradio's mount at "/".
@@ -160,6 +164,7 @@ def serve(
     options: dict[str, Any],
     sock: socket.socket | None = None,
     routes: list[Any] | None = None,
+    middleware: list[Any] | None = None,
 ) -> AppServer:
     """Build the app and start serving it in the background.
 
@@ -170,6 +175,7 @@ def serve(
         options: `launch` options (see `can_mount`); `quiet` silences the address line.
         sock: A listening socket bound to the options' host and port, to serve on.
         routes: FastAPI routers served before gradio (the API's `/v1`).
+        middleware: Starlette `Middleware` for those routes (see `build_app`).
     """
     options = dict(options)
     quiet = bool(options.pop("quiet", False))
@@ -177,7 +183,7 @@ def serve(
     options.setdefault("show_error", False)  # as `Blocks.launch`: no exception text in toasts
     host = options.get("server_name") or "127.0.0.1"
     port = int(options.get("server_port") or 7860)
-    app = build_app(demo, metrics, checks, routes, **options)
+    app = build_app(demo, metrics, checks, routes, middleware, **options)
     server = AppServer(app, host, port, sock).start()
     if not quiet:
         print(f"* Running on local URL:  {server.url}", flush=True)

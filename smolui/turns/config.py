@@ -25,6 +25,8 @@ class HandlerConfig:
             is gone falls back to the default model.
         approvals: The app's `smolui.approvals.ChatApprovals` (None: turns never wait for a
             person's approval).
+        upload_room: Whether an owner may store this many more bytes of uploads: None, or
+            the refusal for them (their quota); None here: uploads are not held to a quota.
     """
 
     policy: UploadPolicy
@@ -35,3 +37,4 @@ class HandlerConfig:
     reset_agent_memory: bool = False
     model_available: Callable[[str], bool] = lambda spec: True
     approvals: Any = None
+    upload_room: Callable[[str, int], str | None] | None = None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +17,7 @@ from smolui.sessions import Session
 from smolui.turns.pending import PendingTurn
 from smolui.turns.turn import TurnRequest
 from smolui.uploads import UploadPolicy, ingest
-from smolui.uploads.ingest import RefusedFile
+from smolui.uploads.ingest import IngestResult, RefusedFile
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +46,7 @@ def prepare_request(
     pending: PendingTurn,
     policy: UploadPolicy,
     max_files: int,
+    upload_room: Callable[[str, int], str | None] | None = None,
 ) -> Prepared:
     """Turn the pending message into a request (ingesting its files), or redo the last one.
 
@@ -54,6 +56,8 @@ def prepare_request(
         pending: A message from the message box, or a retry.
         policy: Upload limits.
         max_files: Most files per message; the rest are refused with a note.
+        upload_room: The owner's quota: None when this many more bytes fit, else the
+            refusal, which every file of the message gets (none is stored).
     """
     if pending.retry:
         return _retry(session, agent)
@@ -76,8 +80,10 @@ def prepare_request(
     refused: list[RefusedFile] = []
     if paths:
         named = [(os.path.basename(p), p) for p in paths]
-        supports_images = agent.model.supports_images
-        result = ingest(named, session.upload_dir, policy, images_to_model=supports_images)
+        result = _over_quota(session, named, upload_room)
+        if result is None:
+            supports_images = agent.model.supports_images
+            result = ingest(named, session.upload_dir, policy, images_to_model=supports_images)
         session.files.extend(result.accepted)
         notes += attachment_notes(result)
         refused = result.refused
@@ -88,6 +94,29 @@ def prepare_request(
     request = TurnRequest(text, images)
     session.last_request = request
     return Prepared(request, notes, refused)
+
+
+def _over_quota(
+    session: Session,
+    named: list[tuple[str, str]],
+    upload_room: Callable[[str, int], str | None] | None,
+) -> IngestResult | None:
+    """Every file refused when the message's files would take the owner past their quota
+    (checked before anything is stored), else None."""
+    if upload_room is None or session.owner is None:
+        return None
+    refusal = upload_room(session.owner, sum(_size(path) for _, path in named))
+    if refusal is None:
+        return None
+    reason = refusal.rstrip(".")  # the notes end each reason with their own full stop
+    return IngestResult(refused=[RefusedFile(name, reason) for name, _ in named])
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:  # gone: ingesting it refuses it with its own reason
+        return 0
 
 
 def _retry(session: Session, agent: MultiStepAgent) -> Prepared:

@@ -121,7 +121,8 @@ class TurnRunner:
         try:
             agent = session.agent
             config = self.config
-            prepared = prepare_request(session, agent, pending, config.policy, config.max_files)
+            prepared = prepare_request(session, agent, pending, config.policy, config.max_files,
+                                       config.upload_room)  # fmt: skip
             history = mark_refused(history, prepared.refused) + prepared.notes
             if prepared.request is None:
                 live.publish(history, done=True)
