@@ -11,6 +11,7 @@ from typing import Any
 from smolui.api.access import Caller
 from smolui.api.request_files import RequestFiles
 from smolui.auth import Identity
+from smolui.conversations.interrupted import is_interrupted, shared_store, with_interrupted_note
 from smolui.conversations.keeper import ConversationKeeper
 from smolui.observability.observer import NoTurnObserver, TurnObserver
 from smolui.render.messages import Message, render_notice
@@ -177,11 +178,16 @@ class ApiTurns:
         return ApiTurn(session, chat, gate, run)
 
     def _chat(self, owner: str, session: Session) -> list[Message]:
-        """The conversation's chat so far (kept whole again when the turn is saved)."""
+        """The conversation's chat so far (kept whole again when the turn is saved), with
+        the interrupted note when its last turn died with another process
+        (`smolui.conversations.interrupted`); called once the turn is claimed."""
         if self.keeper is None:
             return []
         record = self.keeper.find(owner, session.id)
-        return self.keeper.chat(record) if record is not None else []
+        if record is None:
+            return []
+        dead = is_interrupted(record, session, shared_store(self.keeper.store))
+        return with_interrupted_note(self.keeper.chat(record), dead)
 
     def _save(self, session: Session, chat: list[Message], state: str) -> bool:
         if self.keeper is None or session.owner is None:

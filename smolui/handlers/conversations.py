@@ -15,6 +15,12 @@ from typing import Any
 
 from smolui.auth.identity import signed_in_owner
 from smolui.conversations.branches import Branches
+from smolui.conversations.interrupted import (
+    INTERRUPTED_NOTE,  # noqa: F401 (kept importable here)
+    is_interrupted,
+    shared_store,
+    with_interrupted_note,
+)
 from smolui.conversations.keeper import ConversationKeeper
 from smolui.conversations.transcript_import import has_browser_transcripts, import_transcripts
 from smolui.render.media import cached_copies, files_under, remove_files
@@ -28,10 +34,6 @@ from smolui.sessions import (
 )
 from smolui.sessions.model_choice import DEFAULT_CHOICE
 
-INTERRUPTED_NOTE = (
-    "The last message was interrupted before it finished (the server restarted); "
-    "send it again to continue."
-)
 _OWNER_PATTERN = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
 
 # What a conversation handler returns: id, chat, browser state, side-list choices.
@@ -317,7 +319,7 @@ class ConversationHandlers:
         if record is None:
             # A live conversation with no turn yet is not stored; only its owner gets it.
             return (wanted if live is not None and live.owner == owner else None), [], []
-        notes = []
-        if live is None and record.turn_state == "running":
-            notes.append(render_notice(INTERRUPTED_NOTE, "ℹ️"))
-        return wanted, self.keeper.chat(record), notes
+        # The same rule as an API turn's (`smolui.conversations.interrupted`): the page shows
+        # the note, and its next turn keeps it with the chat.
+        dead = is_interrupted(record, live, shared_store(self.keeper.store))
+        return wanted, with_interrupted_note(self.keeper.chat(record), dead), []

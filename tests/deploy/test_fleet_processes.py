@@ -18,8 +18,10 @@ from pathlib import Path
 import pytest
 
 from smolui.api.access import LOCAL_OWNER
+from smolui.conversations.interrupted import INTERRUPTED_NOTE
 from smolui.store import open_store
 from tests.deploy.fleet import COOKIE, Fleet, missing_haproxy
+from tests.smolui.stale_turn import age_running_state
 from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
@@ -126,6 +128,7 @@ def test_a_conversation_goes_on_after_its_replica_is_killed_mid_turn(fleet, stor
     fleet.replicas[first].kill()
     turn.join(timeout=60)
     assert not turn.is_alive() and errors, "the stream should break when its replica dies"
+    age_running_state(store, conversation)  # the fleet's wait for a silent turn, passed
     answer, again = client.say("Are you still there?", conversation)
     assert (answer, again) == ("Noted.", conversation)
     assert client.replica not in (None, first)
@@ -133,3 +136,7 @@ def test_a_conversation_goes_on_after_its_replica_is_killed_mid_turn(fleet, stor
         "Remember the greenhouse: 412 kg.", "Now add bay four.", "Are you still there?"
     ]  # fmt: skip
     assert len(answers(store, conversation)) == 2
+    said = [m.get("content") for m in store.get(LOCAL_OWNER, conversation).messages]
+    notes = [i for i, text in enumerate(said) if INTERRUPTED_NOTE in str(text)]
+    assert len(notes) == 1  # marked once, between the killed question and the next one
+    assert said.index("Now add bay four.") < notes[0] < said.index("Are you still there?")

@@ -26,6 +26,7 @@ from smolui.sessions import SessionRegistry
 from smolui.store import open_store
 from smolui.uploads import UploadPolicy
 from tests.smolui.app_process import AppProcess
+from tests.smolui.stale_turn import age_running_state
 from tests.waiting import wait_for
 
 
@@ -191,6 +192,7 @@ def test_a_turn_cut_short_by_a_restart_says_so(store_url, data):
     session = first.registry.get(conversation_id)
     first.keeper.save(session, [{"role": "user", "content": "half done"}], "running")
     first.close()
+    age_running_state(first.keeper.store, conversation_id)  # on PostgreSQL: long dead
     second = App(store_url, data)
     _, restored, _, _ = second.pages.load(state)
     assert INTERRUPTED_NOTE in texts(restored)[-1]

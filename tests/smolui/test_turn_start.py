@@ -19,6 +19,7 @@ from smolui.handlers.conversations import INTERRUPTED_NOTE
 from smolui.sessions import SessionRegistry
 from smolui.store import open_store
 from tests.smolui.app_process import AppProcess
+from tests.smolui.stale_turn import age_running_state
 from tests.waiting import GENEROUS_S, wait_for
 
 
@@ -63,6 +64,7 @@ def test_the_message_is_kept_before_the_agent_or_the_model_has_done_anything(sto
     assert again == conversation_id and "What is the soil pH?" in texts(so_far)
 
     # The server dies now (kill -9: nothing more is written); another one opens the data.
+    age_running_state(first.keeper.store, conversation_id)  # on PostgreSQL: long dead
     second = App(store_url, data, threading.Event())
     _, restored, _, _ = second.pages.load(state, page="p3")
     assert "What is the soil pH?" in texts(restored)
