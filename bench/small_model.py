@@ -86,8 +86,8 @@ def run_task(
     from agents.memory.steps import ActionStep
     from agents.observability.console import LogLevel
     from agents.small_model.profile import SmallModelProfile
-    from tools.documents import document_tools
     from tools.python_interpreter import PythonInterpreterTool
+    from tools.toolbox import app_tools
 
     with tempfile.TemporaryDirectory(prefix="bench-small-") as tmp:
         folder = Path(tmp) / "uploads"
@@ -99,7 +99,7 @@ def run_task(
             profile = SmallModelProfile(**({"drafts": args.drafts} if args.drafts else {}))
         options = dict(max_steps=args.max_steps, small_model=profile)
         options["verbosity_level"] = LogLevel.OFF
-        agent = _agent(model, document_tools(folder), args, executor_kwargs, options)
+        agent = _agent(model, app_tools(folder), args, executor_kwargs, options)  # as the app's
         start, cpu_start = time.perf_counter(), time.process_time()
         answer, error = None, None
         try:
