@@ -40,3 +40,7 @@ bench:
 	$(PYTHON) bench/store.py
 	$(PYTHON) bench/tracing.py
 	$(PYTHON) bench/ui.py
+	$(PYTHON) bench/ways_in.py
+	$(PYTHON) bench/turn_cost.py
+	$(PYTHON) bench/soak.py
+	$(PYTHON) bench/app_image.py
