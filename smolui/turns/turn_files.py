@@ -26,7 +26,8 @@ MAX_SCANNED = 2000  # entries looked at: a folder of many files is not walked wh
 
 
 def snapshot(folder: Path) -> Snapshot:
-    """Every plain file below `folder` (links not followed) as name -> (size, mtime in ns).
+    """Every plain file below `folder` (links not followed; hidden files and folders left out)
+    as name -> (size, mtime in ns).
 
     Args:
         folder: A working folder (missing: empty).
@@ -38,6 +39,8 @@ def snapshot(folder: Path) -> Snapshot:
             with os.scandir(pending.pop()) as entries:
                 for entry in entries:
                     seen += 1
+                    if entry.name.startswith("."):  # caches and settings libraries keep in
+                        continue  # their home (.matplotlib, .cache, .config): not the answer's
                     if entry.is_dir(follow_symlinks=False):
                         pending.append(Path(entry.path))
                     elif entry.is_file(follow_symlinks=False):

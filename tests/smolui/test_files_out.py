@@ -121,6 +121,10 @@ def test_only_files_new_or_changed_during_the_turn_are_offered(tmp_path):
     (folder / "sub").mkdir()
     (folder / "sub" / "new.csv").write_text("1,2")
     (folder / "link").symlink_to(folder / "same.txt")
+    # A library's cache in the code's home (matplotlib's font list) is not an answer's file.
+    (folder / ".matplotlib").mkdir()
+    (folder / ".matplotlib" / "fontlist-v3.11.0.json").write_text("{}")
+    (folder / ".hidden.txt").write_text("settings")
     assert [name for name, _ in written_since(folder, before)] == ["old.txt", "sub/new.csv"]
 
 
