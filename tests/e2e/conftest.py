@@ -36,9 +36,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
 def browser():
     from playwright.sync_api import expect, sync_playwright
 
-    # Assertions wait up to 15 s (Playwright's default is 5 s): on a loaded 2-core machine a
-    # cold page or a streamed step takes seconds. A test still fails when the thing never shows.
-    expect.set_options(timeout=15_000)
+    # Assertions wait up to 60 s (Playwright's default is 5 s): on a loaded 2-core machine (the
+    # suite beside another suite and `make test-load`'s spinners) a cold page, a reload or a
+    # streamed step can take tens of seconds. A test still fails when the thing never shows;
+    # one that passes returns as soon as it shows.
+    expect.set_options(timeout=60_000)
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield chromium
@@ -69,7 +71,7 @@ def new_page(browser, request: pytest.FixtureRequest):
 
     def open_page(url: str):
         context = browser.new_context(viewport={"width": 1280, "height": 900})
-        context.set_default_timeout(20_000)
+        context.set_default_timeout(60_000)
         contexts.append(context)
         page = context.new_page()
         page.goto(url)
@@ -103,11 +105,11 @@ def open_page(browser):
     def open_(url: str, viewport: dict[str, int] | None = None, dark: bool = False):
         size = viewport or {"width": 1400, "height": 900}
         context = browser.new_context(viewport=size, color_scheme="dark" if dark else "light")
-        context.set_default_timeout(20_000)
+        context.set_default_timeout(60_000)
         contexts.append(context)
         page = context.new_page()
         page.goto(url + ("?__theme=dark" if dark else ""))
-        expect(page.locator("#message textarea")).to_be_enabled(timeout=30_000)  # a cold load
+        expect(page.locator("#message textarea")).to_be_enabled(timeout=60_000)  # a cold load
         return page
 
     yield open_

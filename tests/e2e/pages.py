@@ -13,7 +13,7 @@ def send(page: Any, text: str, files: list[str] | None = None) -> None:
     from playwright.sync_api import expect
 
     box = page.locator(MESSAGE_BOX)
-    expect(box).to_be_enabled(timeout=30_000)  # the first load of a page may be slow
+    expect(box).to_be_enabled(timeout=60_000)  # the first load of a page may be slow
     if files:
         page.locator("#message input[type=file]").set_input_files(files)
         expect(page.locator('#message [aria-label="File thumbnail"]')).to_have_count(len(files))

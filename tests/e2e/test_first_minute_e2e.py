@@ -73,7 +73,7 @@ def test_the_demo_steps_plot_shows_in_the_step_live_and_after_a_reload(app, open
     page = open_page(app.url)
     send(page, "Show me what you can do.")
     # The first plot of a worker imports matplotlib: allow for a slow machine.
-    expect(page.locator(f"{CHAT} sub", has_text=" step")).to_have_count(1, timeout=60_000)
+    expect(page.locator(f"{CHAT} sub", has_text=" step")).to_have_count(1, timeout=180_000)
     wait_turn_done(page)
     for shown in ("live", "after a reload"):
         step = step_title(page, "Step 1 · ran code")

@@ -69,7 +69,7 @@ def test_a_file_that_will_be_refused_turns_red_before_sending(app, open_page, tm
     chips = page.locator(CHIPS)
     expect(chips).to_have_count(3)
     expect(chips.nth(0)).to_contain_text("report.pdf · PDF")  # name, type, size at once
-    expect(chips.nth(0)).to_have_class(REFUSED, timeout=30_000)  # nothing sent yet
+    expect(chips.nth(0)).to_have_class(REFUSED, timeout=60_000)  # nothing sent yet
     expect(chips.nth(0)).to_contain_text("a Windows program")
     expect(chips.nth(1)).to_contain_text("empty")
     expect(chips.nth(1)).to_have_class(REFUSED)

@@ -37,6 +37,6 @@ def test_a_throttled_sign_in_shows_why_on_the_page(signed_app, new_page):
     page.get_by_label("password").fill("wonderland")
     page.get_by_role("button", name="Login").click()
     notice = page.locator(f"#{NOTICE_ID}")
-    expect(notice).to_be_visible(timeout=30_000)
+    expect(notice).to_be_visible(timeout=60_000)
     expect(notice).to_contain_text("Too many sign-in attempts")
     expect(notice).to_contain_text("Try again in")

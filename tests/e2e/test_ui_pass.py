@@ -166,7 +166,7 @@ def test_controls_follow_the_state(app, open_page):
     page = open_page(app.url)
     expect(page.locator(".stop-button")).to_be_disabled()
     page.locator(".retry-button").click()
-    expect(page.get_by_text("There is no message to retry yet.")).to_be_visible(timeout=15_000)
+    expect(page.get_by_text("There is no message to retry yet.")).to_be_visible(timeout=60_000)
     send(page, "hello")
     wait_turn_done(page)
     panel = page.locator(".prose.side-panel")
@@ -186,12 +186,12 @@ def test_controls_follow_the_state(app, open_page):
     expect(page.locator(CHAT).get_by_text("Error", exact=True)).to_have_count(0)  # no overlay
     expect(page.locator(f'{CHAT} [data-testid="user"]')).to_have_count(1)
     send(page, "long job")
-    expect(page.locator(".stop-button")).to_be_enabled(timeout=15_000)
+    expect(page.locator(".stop-button")).to_be_enabled(timeout=60_000)
     # Stop once the server runs the turn (a Stop in the moment between the echo and the
     # queued turn's start stops it as it arrives: tests/smolui/test_early_stop.py).
     assert long_job_started.wait(60), "the long job's model call never began"
     page.keyboard.press("Escape")  # Esc stops
-    expect(page.locator(f"{CHAT} sub", has_text="stopped")).to_be_visible(timeout=20_000)
+    expect(page.locator(f"{CHAT} sub", has_text="stopped")).to_be_visible(timeout=60_000)
     expect(page.locator(".stop-button")).to_be_disabled()
     long_job_answers.set()  # the stopped step ends, so Clear need not wait for it
     page.once("dialog", lambda dialog: dialog.accept())

@@ -21,7 +21,7 @@ def test_a_message_whose_turn_never_started_is_back_in_the_box_after_a_reload(
     notes = tmp_path / "notes.txt"
     notes.write_text("Bay three harvested 412 kilograms.\n")
     page = new_page(app.url)
-    expect(page.locator(MESSAGE_BOX)).to_be_enabled(timeout=30_000)
+    expect(page.locator(MESSAGE_BOX)).to_be_enabled(timeout=60_000)
     held: list = []
 
     def hold(route) -> None:  # the turn's request never leaves the page; later ones do
@@ -40,7 +40,7 @@ def test_a_message_whose_turn_never_started_is_back_in_the_box_after_a_reload(
     page.reload()  # ...and reloads before the turn reached the server
 
     box = page.locator(MESSAGE_BOX)
-    expect(box).to_have_value("Summarise my notes, please.", timeout=30_000)
+    expect(box).to_have_value("Summarise my notes, please.", timeout=60_000)
     expect(box).to_be_enabled()
     expect(page.locator('#message [aria-label="File thumbnail"]')).to_have_count(1)
     expect(user).to_have_count(0)
@@ -50,6 +50,6 @@ def test_a_message_whose_turn_never_started_is_back_in_the_box_after_a_reload(
     expect(user).to_have_count(1)
     assert len(app.agents[-1].model.calls) == 1
     page.reload()  # it was sent: nothing comes back into the box
-    expect(user).to_have_count(1, timeout=30_000)
+    expect(user).to_have_count(1, timeout=60_000)
     expect(page.locator(MESSAGE_BOX)).to_be_enabled()
     expect(page.locator(MESSAGE_BOX)).to_have_value("")
