@@ -20,7 +20,14 @@ pytestmark = pytest.mark.e2e
 
 
 def natural_width(image) -> int:
-    return image.evaluate("img => img.complete ? img.naturalWidth : 0")
+    """The image's drawn width once it has loaded (0 if it fails to load): after a reload the
+    element shows before its bytes arrive."""
+    return image.evaluate(
+        """img => img.complete ? img.naturalWidth : new Promise(done => {
+             img.addEventListener("load", () => done(img.naturalWidth), {once: true});
+             img.addEventListener("error", () => done(0), {once: true});
+           })"""
+    )
 
 
 def text_lines(element) -> int:

@@ -34,7 +34,14 @@ def step_group(page, title: str):
 
 
 def natural_width(image) -> int:
-    return image.evaluate("img => img.complete ? img.naturalWidth : 0")
+    """The image's drawn width once it has loaded (0 if it fails to load): after a reload the
+    element shows before its bytes arrive."""
+    return image.evaluate(
+        """img => img.complete ? img.naturalWidth : new Promise(done => {
+             img.addEventListener("load", () => done(img.naturalWidth), {once: true});
+             img.addEventListener("error", () => done(0), {once: true});
+           })"""
+    )
 
 
 def test_clicking_an_example_leaves_the_box_usable_and_runs_the_turn(app, open_page):
