@@ -159,7 +159,8 @@ def test_special_documents_are_accepted_with_a_note(incoming, session):
         ("latin.txt", incoming / "c"),
     ]
     (incoming / "c").write_bytes(FRENCH.encode("latin-1"))
-    result = ingest(files, session, UploadPolicy(max_pages=30))
+    # The page cap is what this checks: a time budget no busy machine reaches.
+    result = ingest(files, session, UploadPolicy(max_pages=30, time_budget_s=600))
     locked, book, latin = result.accepted
     assert "password-protected" in locked.note and "password-protected" in result.note
     assert book.pages == 2000 and "first 30 of 2,000 pages" in book.note

@@ -53,7 +53,7 @@ class LlamaServer:
                 with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as answer:
                     if answer.status == 200:
                         return self
-            except OSError:
+            except (OSError, http.client.HTTPException):  # not up yet, or not ours yet
                 time.sleep(0.3)
         self.kill()
         raise RuntimeError(f"llama.cpp server did not start in {timeout}s:\n{self.log_tail()}")
