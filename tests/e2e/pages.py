@@ -47,3 +47,14 @@ def wait_turn_done(page: Any, turns: int = 1) -> None:
 
     expect(page.locator(f"{CHAT} sub", has_text=" step")).to_have_count(turns)
     expect(page.locator(MESSAGE_BOX)).to_be_enabled()
+
+
+def natural_width(image) -> int:
+    """The image's drawn width once it has loaded (0 if it fails to load): after a reload the
+    element shows before its bytes arrive."""
+    return image.evaluate(
+        """img => img.complete ? img.naturalWidth : new Promise(done => {
+             img.addEventListener("load", () => done(img.naturalWidth), {once: true});
+             img.addEventListener("error", () => done(0), {once: true});
+           })"""
+    )

@@ -13,21 +13,10 @@ from playwright.sync_api import expect
 from agents.models.messages import content_text
 from agents.models.scripted_demo import demo_model
 from smolui.ui.layout import SAMPLE_DATA
-from tests.e2e.pages import CHAT, bot, send, step_title, wait_turn_done
+from tests.e2e.pages import CHAT, bot, natural_width, send, step_title, wait_turn_done
 from tests.e2e.test_ui_pass import shot
 
 pytestmark = pytest.mark.e2e
-
-
-def natural_width(image) -> int:
-    """The image's drawn width once it has loaded (0 if it fails to load): after a reload the
-    element shows before its bytes arrive."""
-    return image.evaluate(
-        """img => img.complete ? img.naturalWidth : new Promise(done => {
-             img.addEventListener("load", () => done(img.naturalWidth), {once: true});
-             img.addEventListener("error", () => done(0), {once: true});
-           })"""
-    )
 
 
 def text_lines(element) -> int:

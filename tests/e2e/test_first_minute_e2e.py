@@ -13,7 +13,16 @@ from playwright.sync_api import expect
 
 from agents.models.scripted import ScriptedReply
 from agents.models.scripted_demo import demo_model
-from tests.e2e.pages import CHAT, MESSAGE_BOX, bot, send, spinners, step_title, wait_turn_done
+from tests.e2e.pages import (
+    CHAT,
+    MESSAGE_BOX,
+    bot,
+    natural_width,
+    send,
+    spinners,
+    step_title,
+    wait_turn_done,
+)
 from tests.e2e.test_chat import by_task
 from tests.waiting import GENEROUS_S, wait_for
 
@@ -30,17 +39,6 @@ def step_group(page, title: str):
     """The whole block (title and children) of the step whose title contains `title`."""
     return page.locator(f"{CHAT} .thought-group").filter(
         has=page.locator(":scope > .title", has_text=title)
-    )
-
-
-def natural_width(image) -> int:
-    """The image's drawn width once it has loaded (0 if it fails to load): after a reload the
-    element shows before its bytes arrive."""
-    return image.evaluate(
-        """img => img.complete ? img.naturalWidth : new Promise(done => {
-             img.addEventListener("load", () => done(img.naturalWidth), {once: true});
-             img.addEventListener("error", () => done(0), {once: true});
-           })"""
     )
 
 
