@@ -39,7 +39,7 @@ class UsageCounter(Base):
 
 
 class Claim(Protocol):
-    """Usage a turn asks for in one window (`smolui.turns.limits.Claim`)."""
+    """Usage a turn asks for in one window (`smolui.turns.usage_ledger.Claim`)."""
 
     subject: str
     kind: str
@@ -50,7 +50,7 @@ class Claim(Protocol):
 
 
 class StoreLedger:
-    """A `smolui.turns.limits.UsageLedger` on the store's database.
+    """A `smolui.turns.usage_ledger.UsageLedger` on the store's database.
 
     Args:
         engine: The store's (migrated) SQLAlchemy engine.

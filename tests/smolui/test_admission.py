@@ -10,9 +10,10 @@ from agents.memory.steps import ActionStep, PlanningStep
 from agents.models.messages import TokenUsage
 from smolui.auth import AuthConfig, Identity, SignIn
 from smolui.turns.admission import Admission, TurnAdmission
-from smolui.turns.limits import Limits, MemoryLedger, UsageLimiter
+from smolui.turns.limits import Limits, UsageLimiter
 from smolui.turns.pending import PendingTurn
 from smolui.turns.queue import TurnQueue
+from smolui.turns.usage_ledger import MemoryLedger
 
 ALICE = Identity(provider="hf", name="alice", client="10.0.0.1")
 BOB = Identity(provider="hf", name="bob", client="10.0.0.2")

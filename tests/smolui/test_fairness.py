@@ -13,9 +13,10 @@ from smolui.auth import AuthConfig, Identity, SignIn
 from smolui.auth.identity import client_address
 from smolui.observability.metrics import AppMetrics
 from smolui.turns.admission import Admission, TurnAdmission, build_admission
-from smolui.turns.limits import Limits, MemoryLedger, UsageLimiter
+from smolui.turns.limits import Limits, UsageLimiter
 from smolui.turns.pending import PendingTurn
 from smolui.turns.queue import TurnQueue
+from smolui.turns.usage_ledger import MemoryLedger
 
 HF_SPACE = {"HF_TOKEN": "hf_x"}
 

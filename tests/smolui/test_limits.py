@@ -8,16 +8,9 @@ from datetime import UTC, datetime
 import pytest
 
 from smolui.store.usage import StoreLedger
-from smolui.turns.limits import (
-    DAY_S,
-    MB,
-    Limits,
-    MemoryLedger,
-    UsageLimiter,
-    subjects_for,
-    window_start,
-)
+from smolui.turns.limits import MB, Limits, UsageLimiter, subjects_for, window_start
 from smolui.turns.queue import QueueRefusal, TurnQueue, queue_message
+from smolui.turns.usage_ledger import DAY_S, MemoryLedger
 
 # 2026-11-23 14:40:00 UTC: 20 minutes before the hour, 9 h 20 min before the day resets.
 NOW = datetime(2026, 11, 23, 14, 40, tzinfo=UTC).timestamp()

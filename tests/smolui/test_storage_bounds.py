@@ -20,7 +20,8 @@ from smolui.auth import AuthConfig, Identity, SignIn
 from smolui.sessions import SessionRegistry
 from smolui.store import open_store
 from smolui.turns.admission import TurnAdmission
-from smolui.turns.limits import Limits, MemoryLedger, UsageLimiter
+from smolui.turns.limits import Limits, UsageLimiter
+from smolui.turns.usage_ledger import MemoryLedger
 from tests.smolui.app_process import AppProcess
 
 ALICE = Identity(provider="hf", name="alice", client="10.0.0.1")

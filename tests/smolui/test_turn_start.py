@@ -85,8 +85,9 @@ def test_the_message_is_kept_before_the_agent_or_the_model_has_done_anything(sto
 def test_a_refused_turn_keeps_the_message_with_the_reason_and_stops_followers(store_url, data):
     from smolui.auth import Identity
     from smolui.turns.admission import TurnAdmission
-    from smolui.turns.limits import Limits, MemoryLedger, UsageLimiter
+    from smolui.turns.limits import Limits, UsageLimiter
     from smolui.turns.queue import TurnQueue
+    from smolui.turns.usage_ledger import MemoryLedger
 
     app = App(store_url, data, threading.Event())
     app.gate.set()
