@@ -244,7 +244,9 @@ def test_uploads_are_copied_into_the_kernel_and_rollback_works(gateway, tmp_path
 
 def test_a_gateway_that_goes_away_is_a_clear_error_then_a_new_kernel_starts():
     server = KernelGateway().start()
-    executor = JupyterExecutor(server.url, server.token, timeout=20, request_timeout=5)
+    # Generous waits: a new kernel on a busy machine takes a while to be ready, and a lost
+    # gateway is noticed at once (the connection is refused), not by waiting.
+    executor = JupyterExecutor(server.url, server.token, timeout=60, request_timeout=120)
     try:
         executor.send_tools({})
         assert executor("x = 1\nx").output == 1
