@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from agents.errors import AgentExecutionError
 from agents.executors.remote.docker import DockerExecutor, container_spec
 from agents.executors.remote.docker_owners import (
     FOLDER_LABEL,
+    FOLDER_PREFIX,
     LABEL,
     OWNER_LABEL,
     is_orphan,
@@ -118,16 +120,35 @@ def test_an_engine_refusal_fails_the_step_and_leaves_no_folder(tmp_path, monkeyp
 engine = pytest.mark.slow
 
 
+def _mine() -> dict[str, list[str]]:
+    """Containers, networks, volumes and processes this test process's executors own: another
+    suite on the same machine may have its own running at the same moment."""
+    return engine_leftovers(f"{OWNER_LABEL}={this_owner()}")
+
+
+def _stray_socket_folders(before: set[Path]) -> list[Path]:
+    """Socket folders made since `before` that no executor container names any more."""
+    listed = subprocess.run(
+        ["podman", "ps", "--all", "--filter", f"label={LABEL}",
+         "--format", f'{{{{index .Labels "{FOLDER_LABEL}"}}}}'],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    named = {Path(line) for line in listed.stdout.split()}
+    found = Path(tempfile.gettempdir()).glob(f"{FOLDER_PREFIX}*/run")
+    return [folder for folder in found if folder not in before and folder not in named]
+
+
 @pytest.fixture
 def nothing_left_behind(podman_service):  # noqa: F811
     """Fails a test that leaves a container, network, volume, process, relay or folder."""
-    before = engine_leftovers(LABEL)
+    before = _mine()
+    folders = set(Path(tempfile.gettempdir()).glob(f"{FOLDER_PREFIX}*/run"))
     yield
     gc.collect()  # executors a test dropped are removed by their finalizers
-    assert engine_leftovers(LABEL) == before
+    assert _mine() == before
     relays = [t.name for t in threading.enumerate() if t.name.startswith("smolui-relay")]
     assert relays == []
-    assert not list(Path(os.environ.get("TMPDIR", "/tmp")).glob("smolui-kernel-*/run"))
+    assert _stray_socket_folders(folders) == []
 
 
 @pytest.fixture
@@ -272,14 +293,14 @@ def test_close_and_collection_remove_the_container(docker_kwargs):
     executor = DockerExecutor(**docker_kwargs)
     executor.start()
     name = executor.container_id
-    assert any(name in c for c in _running_ids()) and engine_leftovers(LABEL)
+    assert any(name in c for c in _running_ids()) and _mine()
     executor.close()
     assert not any(name in c for c in _running_ids())
     dropped = DockerExecutor(**docker_kwargs)
     dropped.start()
     del dropped  # never closed: its finalizer removes the container
     gc.collect()
-    assert engine_leftovers(LABEL) == {}
+    assert _mine() == {}
 
 
 @engine
