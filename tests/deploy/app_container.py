@@ -13,7 +13,8 @@ import urllib.request
 
 from tests.waiting import wait_for
 
-LABEL = "smolui.test=app-image"
+# One label per test process: another suite on the machine may run its app container meanwhile.
+LABEL = f"smolui.test=app-image-{os.getpid()}"
 DATA = "/home/user/app/data"
 
 
