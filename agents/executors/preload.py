@@ -6,7 +6,9 @@ while the model thinks: it spends it importing `DATA_STACK`, already confined (t
 import runs under the same rules as agent code, nothing unconfined touches the disk).
 It never delays a request: it starts only once the pipe has been quiet for `IDLE_S`
 seconds and stops between modules as soon as a request arrives. A worker whose first
-code comes at once (tests, benchmarks, a replacement) skips it and stays small.
+code comes at once (tests, benchmarks, a replacement) skips it and stays small. Where a
+template process can run (`sandbox.template`), workers are forked from one that imported
+`DATA_STACK` once, so they start with it, shared, and there is nothing left to import.
 Only the standard library is imported here at load time.
 """
 

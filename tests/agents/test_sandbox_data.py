@@ -133,10 +133,11 @@ def wait_until_idle(pid: int, timeout: float = 60.0) -> None:
 
 def test_a_worker_imports_the_stack_while_idle_and_not_when_code_comes_at_once():
     probe = "import sys\nsorted(m for m in ('numpy', 'pandas', 'matplotlib.pyplot') if m in sys.modules)"
-    with SandboxExecutor(additional_authorized_imports=["sys"]) as busy:
+    spawned = {"additional_authorized_imports": ["sys"], "fork_from_template": False}
+    with SandboxExecutor(**spawned) as busy:
         busy.start()
         assert busy(probe).output == []
-    with SandboxExecutor(additional_authorized_imports=["sys"]) as idle:
+    with SandboxExecutor(**spawned) as idle:
         idle.start()
         wait_until_idle(idle.worker_pid)
         assert idle(probe).output == ["matplotlib.pyplot", "numpy", "pandas"]

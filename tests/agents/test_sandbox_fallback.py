@@ -51,7 +51,7 @@ def test_a_start_that_times_out_once_keeps_the_namespaces(caplog):
     spare = SPARES.spare
     assert spare is not None
     os.kill(spare.proc.pid, signal.SIGSTOP)  # the next worker will not answer in time
-    executor = SandboxExecutor()  # takes that spare first
+    executor = SandboxExecutor(fork_from_template=False)  # takes that spare first
     executor._slot.start_timeout = 3.0
     try:
         with caplog.at_level(logging.WARNING, logger=SLOT_LOG):

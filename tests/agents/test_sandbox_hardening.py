@@ -223,7 +223,7 @@ def test_the_worker_dies_with_the_app(tmp_path, spare):
         sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
         from agents.executors.sandbox import SandboxExecutor
         from agents.executors.sandbox.spawn import SPARES
-        executor = SandboxExecutor(timeout=60, spare_worker={spare})
+        executor = SandboxExecutor(timeout=60, spare_worker={spare}, fork_from_template=False)
         executor("1")
         deadline = time.monotonic() + 60  # generous: the machine may be busy
         while {spare} and SPARES.spare is None and time.monotonic() < deadline:

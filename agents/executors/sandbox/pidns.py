@@ -48,6 +48,17 @@ def popen_in_new_namespace(command: list[str], **options: Any) -> subprocess.Pop
             _leave()
 
 
+def enter_for_next_child() -> bool:
+    """Make this thread's next child the first process of a new PID namespace; False when
+    the kernel refuses (then it is an ordinary child). `leave` after the fork."""
+    return _enter()
+
+
+def leave() -> None:
+    """Back to this thread's own PID namespace after `enter_for_next_child` returned True."""
+    _leave()
+
+
 def _own_namespace() -> int | None:
     """This thread's PID namespace (opened once), or None when new ones are refused."""
     fd = getattr(_state, "fd", None)  # threading.local: unset in a new thread

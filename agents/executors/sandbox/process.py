@@ -20,6 +20,7 @@ from agents.executors.sandbox.spawn import (
     WorkerStartError,
     kill_group,
 )
+from agents.executors.sandbox.template import TEMPLATES, ForkedProcess, TemplateUnavailable
 
 logger = logging.getLogger(__name__)
 
@@ -44,13 +45,22 @@ class WorkerProcess:
         setup: The setup message (folder, environment, limits, paths, import policy, caps).
         max_message_bytes: Cap on any message from the worker.
         use_spare: Take the spare interpreter if one is ready (and start the next one).
+        use_template: Fork it from the template that preloaded the setup's `preload`
+            modules (see `template`), when one can run here.
     """
 
-    def __init__(self, setup: dict[str, Any], max_message_bytes: int, use_spare: bool = True):
+    def __init__(
+        self,
+        setup: dict[str, Any],
+        max_message_bytes: int,
+        use_spare: bool = True,
+        use_template: bool = True,
+    ):
         self.setup = setup
         self.max_message_bytes = max_message_bytes
         self.use_spare = use_spare
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.use_template = use_template
+        self.proc: subprocess.Popen[bytes] | ForkedProcess | None = None
         self.channel: Channel | None = None
         self.stderr: StderrTail | None = None
         self.isolation: dict[str, Any] = {}
@@ -65,7 +75,7 @@ class WorkerProcess:
 
         Raises WorkerStartError, saying whether the kernel refused the worker its namespaces
         (a timeout or a crash for any other reason is not that)."""
-        spawned = (
+        spawned = self._forked() or (
             SPARES.take(self.max_message_bytes)
             if self.use_spare
             else Spawned(self.max_message_bytes)
@@ -89,9 +99,25 @@ class WorkerProcess:
         if ready.get("t") != "ready":
             self.kill()
             raise WorkerStartError(f"unexpected first message {ready.get('t')!r}")
-        self.isolation = dict(ready.get("isolation") or {})
+        self.isolation = {
+            **(ready.get("isolation") or {}),
+            "forked_from_template": isinstance(self.proc, ForkedProcess),
+        }
         self._stat_fd = _open_stat(self.pid)
         return self.isolation
+
+    def _forked(self) -> Spawned | None:
+        """A worker forked from the template, or None when there is none to fork from."""
+        modules = [str(m) for m in self.setup.get("preload") or []]
+        template = TEMPLATES.template_for(modules) if self.use_template else None
+        if template is None or not template.fits(self.setup["limits"].get("memory_mb")):
+            return None
+        try:
+            return Spawned(self.max_message_bytes, launch=template.fork)
+        except TemplateUnavailable as error:
+            logger.warning("Sandbox workers not forked from now on (%s)", error)
+            TEMPLATES.give_up(modules, str(error))
+            return None
 
     def _await_ready(self, deadline: float) -> dict[str, Any]:
         """The worker's first message; its stderr is drained meanwhile (a spare that wrote

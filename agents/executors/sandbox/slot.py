@@ -46,6 +46,8 @@ class WorkerSlot:
         setup: The setup message each new worker gets (the executor may change it).
         max_message: Cap on any message from the worker, in bytes.
         spare_worker: Take the spare interpreter when one is ready.
+        fork_from_template: Fork workers from the template that preloaded the data stack
+            (see `template`), when one can run here.
         require_isolation: Refuse a worker that lacks a layer of `LAYERS`, or the namespaces
             the setup asks for.
         timeout: Seconds a request may take.
@@ -60,6 +62,7 @@ class WorkerSlot:
         *,
         spare_worker: bool,
         require_isolation: bool,
+        fork_from_template: bool = True,
         timeout: float,
         scratch: str,
         watch: WorkerWatch | None = None,
@@ -67,6 +70,7 @@ class WorkerSlot:
         self.setup = setup
         self.max_message = max_message
         self.spare_worker = spare_worker
+        self.fork_from_template = fork_from_template
         self.require_isolation = require_isolation
         self.timeout = timeout
         self.scratch = scratch
@@ -111,7 +115,9 @@ class WorkerSlot:
         (plus one without namespaces when the kernel refuses them)."""
         failures = 0
         while True:
-            worker = WorkerProcess(self.setup, self.max_message, self.spare_worker)
+            worker = WorkerProcess(
+                self.setup, self.max_message, self.spare_worker, self.fork_from_template
+            )
             try:
                 return worker, worker.start(self.start_timeout)
             except WorkerStartError as error:

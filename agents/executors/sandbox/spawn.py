@@ -2,7 +2,8 @@
 
 A worker starts as a bare interpreter (`-I -S -B`) that imports only the sandbox's worker
 side, then waits on its pipe for a setup message. One such spare is kept started ahead of
-time, so a new worker only has to confine itself.
+time, so a new worker only has to confine itself. Workers forked from the template
+(`template`) are started through the same `Spawned`, with the template's `fork` as launch.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -31,9 +33,9 @@ logger = logging.getLogger(__name__)
 # Runs in the fresh interpreter: it makes `agents.executors.sandbox` importable without running
 # the packages' `__init__.py` (they pull in the agent core and the host side), then hands
 # over to the worker.
-BOOTSTRAP = """\
+_PACKAGES = """\
 import ctypes, os, sys, types
-root, read_fd, write_fd, host = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+root, host = sys.argv[1], int(sys.argv[2])
 ctypes.CDLL(None).prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG: SIGKILL when the host goes
 # Gone before that took effect? (0: the parent is outside this worker's PID namespace; if
 # the host went, its end of the pipe closed, and the wait for a setup ends the worker.)
@@ -43,9 +45,24 @@ for name in ("agents", "agents.executors", "agents.executors.sandbox"):
     package = types.ModuleType(name)
     package.__path__ = [root + "/" + name.replace(".", "/")]
     sys.modules[name] = package
-from agents.executors.sandbox.worker import main
-main(read_fd, write_fd)
 """
+BOOTSTRAP = (
+    _PACKAGES
+    + """\
+from agents.executors.sandbox.worker import main
+main(int(sys.argv[3]), int(sys.argv[4]))
+"""
+)
+# The template process (see `template`): its control socket, the folders its imports come
+# from and the modules it imports, as JSON.
+TEMPLATE_BOOTSTRAP = (
+    _PACKAGES
+    + """\
+import json
+from agents.executors.sandbox.template_loop import main
+main(int(sys.argv[3]), json.loads(sys.argv[4]), json.loads(sys.argv[5]))
+"""
+)
 
 PROJECT_ROOT = str(Path(__file__).resolve().parents[3])
 
@@ -65,42 +82,24 @@ class WorkerStartError(RuntimeError):
 
 
 class Spawned:
-    """A started interpreter, imports done, waiting on its pipe for a setup message.
+    """A started worker, imports done, waiting on its pipe for a setup message.
 
     Its stderr is a pipe the host drains into a short tail (for the host's log, never for
     the model), so the worker cannot fill a file with it.
 
     Args:
         max_message_bytes: Cap on any message from the worker.
+        launch: Starts the worker given its ends of the pipes (requests in, replies out,
+            stderr) and returns its process; default: a fresh interpreter (`interpreter`).
+            The host closes its copies of those ends once `launch` returns.
     """
 
-    def __init__(self, max_message_bytes: int):
+    def __init__(self, max_message_bytes: int, launch: Launch | None = None):
         to_worker_r, to_worker_w = os.pipe()
         from_worker_r, from_worker_w = os.pipe()
         stderr_r, stderr_w = os.pipe()
-        command = [
-            sys.executable,
-            "-I",
-            "-S",
-            "-B",
-            "-c",
-            BOOTSTRAP,
-            PROJECT_ROOT,
-            str(to_worker_r),
-            str(from_worker_w),
-            str(os.getpid()),
-        ]
         try:
-            self.proc = _spawn(
-                command,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=stderr_w,
-                pass_fds=(to_worker_r, from_worker_w),
-                env=base_environment(),
-                cwd="/",
-                start_new_session=True,  # its own process group; host Ctrl-C is not for it
-            )
+            self.proc = (launch or interpreter)(to_worker_r, from_worker_w, stderr_w)
         except BaseException:
             for fd in (to_worker_w, from_worker_r, stderr_r):
                 os.close(fd)
@@ -116,18 +115,62 @@ class Spawned:
         self.stderr = StderrTail(stderr_r)
 
 
+Launch = Callable[[int, int, int], Any]
+
+
+def interpreter(read_fd: int, write_fd: int, stderr_fd: int) -> subprocess.Popen[bytes]:
+    """Start a bare interpreter (`-I -S -B`) that runs the worker on these pipe ends.
+
+    Args:
+        read_fd: The worker's end of the request pipe.
+        write_fd: The worker's end of the reply pipe.
+        stderr_fd: Where its stderr goes.
+    """
+    command = [
+        sys.executable,
+        "-I",
+        "-S",
+        "-B",
+        "-c",
+        BOOTSTRAP,
+        PROJECT_ROOT,
+        str(os.getpid()),
+        str(read_fd),
+        str(write_fd),
+    ]
+    return start_process(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=stderr_fd,
+        pass_fds=(read_fd, write_fd),
+        env=base_environment(),
+        cwd="/",
+        start_new_session=True,  # its own process group; host Ctrl-C is not for it
+    )
+
+
 _SPAWNER: list[ThreadPoolExecutor] = []
 _SPAWNER_LOCK = threading.Lock()
 
 
-def _spawn(command: list[str], **options: Any) -> subprocess.Popen[bytes]:
-    """Start a worker from one long-lived thread. A worker's parent-death signal fires when
-    the thread that started it ends; this thread lives as long as the app does."""
+def start_process(
+    command: list[str], *, new_pid_namespace: bool = True, **options: Any
+) -> subprocess.Popen[bytes]:
+    """Start a worker (or the template) from one long-lived thread. A worker's parent-death
+    signal fires when the thread that started it ends; this thread lives as long as the app.
+
+    Args:
+        command: The program and its arguments.
+        new_pid_namespace: Start it as pid 1 of a PID namespace of its own (see `pidns`).
+        options: Passed to `subprocess.Popen`.
+    """
     with _SPAWNER_LOCK:
         if not _SPAWNER:
             _SPAWNER.append(ThreadPoolExecutor(1, thread_name_prefix="sandbox-spawner"))
+    start = popen_in_new_namespace if new_pid_namespace else subprocess.Popen
     try:
-        future = _SPAWNER[0].submit(popen_in_new_namespace, command, **options)
+        future = _SPAWNER[0].submit(start, command, **options)
     except RuntimeError:  # the interpreter is shutting down: no new workers
         raise WorkerStartError("the app is shutting down") from None
     return future.result()
