@@ -110,6 +110,42 @@ def describe_isolation(report: dict[str, Any], executor_type: str) -> str:
     return f"{text} (missing: {', '.join(missing)})" if missing else text
 
 
+def runs_under(report: dict[str, Any]) -> str:
+    """Whom a sandbox worker's code runs as and what it cannot reach, in one plain sentence,
+    with where to read how to restore what a container took away ("" for other executors).
+
+    Args:
+        report: The sandbox's isolation report (`CodeExecutor.isolation`).
+    """
+    if report.get("remote") or report.get("started") is False or not report.get("process"):
+        return ""
+    missing = report.get("missing") or ()
+    if report.get("own_uid"):
+        who = "a user of its own"
+    elif "own_uid" in missing:
+        who = "root without capabilities"
+    else:
+        who = "the app's user"
+    text = f"Your code runs as {who}"
+    if report.get("seccomp") and report.get("landlock"):
+        # Both refuse sockets, signals to others, /proc and files outside the grants, with
+        # or without the namespaces (tests/deploy/test_container_isolation.py tries them).
+        text += ", with no network, no other process in reach and no files but its folder, your uploads and Python's"
+    lacking = [name for key, name in _STAND_INS if not report.get(key)]
+    if "own_uid" in missing:
+        lacking.insert(0, "a uid of its own")
+    if lacking:
+        text += (
+            f'. Not here: {", ".join(lacking)} (README, "Isolation in a container": the run '
+            "flags that restore them)"
+        )
+    return text + "."
+
+
+# Layers a container may take away, named when absent (the others are `_EXPECTED`).
+_STAND_INS = (("namespaces", "own namespaces"), ("pid_namespace", "own PID namespace"))
+
+
 def _joined(layers: list[str]) -> list[str]:
     """The layers with Landlock and seccomp as one item ("Landlock + seccomp") when both are on."""
     if layers[:2] == ["Landlock", "seccomp"]:
@@ -181,6 +217,7 @@ def side_panel(
         steps = agent.max_steps if agent is not None else "?"
     tiny = is_tiny_model(model_label)
     where = f"**{_where_title(executor_type)}:** {isolation_label(agent, executor_type, running)}"
+    under = runs_under(agent.executor.isolation) if agent and agent.executor else ""
     # `<details>` with blank lines around its Markdown: the folded part still renders it.
     return "\n".join(
         [
@@ -197,6 +234,7 @@ def side_panel(
             f"{TINY_MODEL_NOTE if tiny else HOW_TO_CHANGE_MODEL}",
             "",
             f"{where}  ",
+            *([f"{under}  "] if under else []),
             f"**Max steps per message:** {steps}",
             "",
             "</details>",

@@ -64,6 +64,10 @@ def become(worker_id: int, read_only: list[str], read_write: list[str]) -> str:
     app = (os.getuid(), os.getgid())
     cwd = os.getcwd()
     seen = view.plan(read_only, read_write, worker_id, worker_id)
+    # The id-mapped mounts' helper is a clone of this process: were it undumpable (as
+    # `confine` made it), opening its namespace would take CAP_SYS_PTRACE, which root
+    # lacks in a container. Nothing but this process runs yet; `confine` undoes it.
+    _prctl(_PR_SET_DUMPABLE, 1)
     try:
         if seen.needs_mounts:
             view.build(seen, app, (worker_id, worker_id))

@@ -21,6 +21,7 @@ import os
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
+_PR_SET_DUMPABLE = 4
 
 
 # How a worker that could not map its ids ends (on its stderr): the host recognises it (see
@@ -40,6 +41,10 @@ def enter() -> str:
     if libc.unshare(CLONE_NEWUSER | CLONE_NEWIPC | CLONE_NEWNET) != 0:
         code = ctypes.get_errno()
         raise NamespacesUnavailable(code, f"unshare: {os.strerror(code)}")
+    # An undumpable process's /proc files belong to root (`confine` makes the worker so,
+    # and undoes this right after): its new namespace could not write its own id maps
+    # unless it was root. Nothing but this process runs yet, in a namespace of its own.
+    libc.prctl(_PR_SET_DUMPABLE, ctypes.c_ulong(1), 0, 0, 0)
     try:
         _write("/proc/self/setgroups", "deny")
         _write("/proc/self/uid_map", f"{uid} {uid} 1")
