@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agents.approval.policy import ApprovalPolicy
@@ -91,6 +91,14 @@ class ApprovalGate:
         self._asking = threading.Lock()  # one question at a time, whatever thread asks
         self._recording = threading.Lock()
         self._code_run: _CodeRun | None = None
+        # Called when the run is interrupted, so an approver waiting on a person wakes at once.
+        self.on_interrupt: Callable[[], None] | None = None
+
+    def interrupted_now(self) -> None:
+        """The run was just interrupted: wake an approver that waits (`on_interrupt`)."""
+        wake = self.on_interrupt
+        if wake is not None:
+            wake()
 
     # -- a code block ------------------------------------------------------------------
 
@@ -226,6 +234,7 @@ class ApprovalGate:
 
     def _answer(self, step: ActionStep, request: ApprovalRequest) -> ApprovalDecision:
         """Ask, check the answer, record it; raise on a stop."""
+        request = replace(request, model_output=step.model_output_message)
         started = time.monotonic()
         with self._asking:
             decision = self._ask(request)
@@ -250,10 +259,14 @@ class ApprovalGate:
         self.tracing.approval(record, step.step_number)
         if decision.action == "stop":
             what = "code" if request.kind == "code" else f"call to {request.tool_name}"
-            reason = f" ({decision.reason})" if decision.reason else ""
+            if decision.reason:  # e.g. an app's "no answer in time": why, as it was given
+                raise AgentStoppedError(
+                    f"Stopped at step {request.step_number} before the {what} ran: "
+                    f"{decision.reason}"
+                )
             raise AgentStoppedError(
                 f"Stopped at step {request.step_number}: the person reviewing the {what} "
-                f"stopped the run{reason}."
+                "stopped the run."
             )
         return decision
 

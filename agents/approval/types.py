@@ -23,6 +23,9 @@ class ApprovalRequest:
         arguments: The tool call's arguments, by name (None for a code block).
         step_number: The step the action belongs to.
         thought: What the model wrote before the action, if anything.
+        model_output: The model's message for the step (a `ChatMessage`): an approver that
+            keeps the request to answer it later, after a restart, gives it back to
+            `agent.resume` so that the model is not asked for that step again.
     """
 
     kind: Kind
@@ -31,6 +34,7 @@ class ApprovalRequest:
     arguments: Any
     step_number: int
     thought: str | None = None
+    model_output: Any = None
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from agents.loop.final_answer_checks import check_final_answer
 from agents.loop.model_call import call_model
 from agents.loop.persistence_api import PersistenceMixin
 from agents.loop.profile import GENERIC, ModelProfile
+from agents.loop.resume import ResumeMixin
 from agents.loop.run_result import collect_run
 from agents.loop.toolset import build_toolset
 from agents.memory import context, image_budget
@@ -56,7 +57,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-class MultiStepAgent(PersistenceMixin, AgentApiMixin):
+class MultiStepAgent(PersistenceMixin, AgentApiMixin, ResumeMixin):
     """An agent that solves a task in steps of think, act, observe.
 
     Args:
@@ -165,6 +166,7 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
         self.step_number = 0
         self.task: str | None = None
         self._interrupt = threading.Event()
+        self._given_output: ChatMessage | None = None  # a resumed step's (`resume`)
         policy = ApprovalPolicy.parse(approve, [*self.tools, *self.managed_agents])
         self.approval = ApprovalGate(policy, approver, self.tracing, self._interrupt.is_set)
         self._state_checkpoint: dict[str, Any] | None = None
@@ -280,16 +282,26 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
             yield event
 
     def _run_stream(
-        self, task: str, max_steps: int, images: list[Any] | None, single_step: bool
+        self,
+        task: str,
+        max_steps: int,
+        images: list[Any] | None,
+        single_step: bool,
+        first_step: int = 1,
+        given_output: ChatMessage | None = None,
     ) -> Generator[AgentEvent, None, None]:
-        self.step_number = 1
+        """The loop from `first_step` on; `given_output` (a resumed run's) stands for the
+        model's answer in that first step, whose planning, if due, was done before."""
+        self.step_number = first_step
         final, has_final = None, False
         while not has_final and self.step_number <= max_steps:
             self._check_interrupt()
-            if self._planning_due():
+            given = given_output if self.step_number == first_step else None
+            if given is None and self._planning_due():
                 yield from planning.planning_step(self, task, max_steps)
             step = ActionStep(step_number=self.step_number)
             self.tracing.step_started(self.step_number)
+            self._given_output = given
             try:
                 for event in self._step_stream(step):
                     if isinstance(event, ActionOutput) and event.is_final_answer:
@@ -307,6 +319,8 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
                 step.error = AgentInterruptedError("The user stopped this run.")
                 self._finish_step(step, callbacks=False)
                 raise
+            finally:
+                self._given_output = None
             self._finish_step(step)
             yield step
             if single_step:
@@ -342,7 +356,11 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
     def _call_model(
         self, messages: list[ChatMessage], **kwargs: Any
     ) -> Generator[ChatMessageStreamDelta, None, ChatMessage]:
-        """Call the model (streaming when enabled); provider failures end the run."""
+        """Call the model (streaming when enabled); provider failures end the run. A resumed
+        step's given output is its answer instead: the model is not called for it."""
+        given, self._given_output = self._given_output, None
+        if given is not None:
+            return given
         if self.grammar is not None:
             kwargs.setdefault("grammar", self.grammar)
         calls = call_model(self.model, messages, self.stream_outputs, self._interrupt, **kwargs)
@@ -411,6 +429,7 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin):
     def interrupt(self) -> None:
         """Stop the current run at the next step boundary (or during model streaming)."""
         self._interrupt.set()
+        self.approval.interrupted_now()  # an approver waiting on a person stops waiting
 
     def _take_checkpoint(self) -> None:
         """Remember state and the code's variables as they are before a run, for undo."""

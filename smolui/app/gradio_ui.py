@@ -176,7 +176,10 @@ class GradioUI(GradioUIApiMixin):
         sharing, viewer = self.settings.sharing, gradio_viewer(self.admission.sign_in)
         self.shares = ShareLinks(keeper, sharing, viewer)
         # The page's turns may wait for a person's approval; the API's never do (no page).
-        approvals = ChatApprovals(self.settings.approve, lambda: keeper.store)
+        approvals = ChatApprovals(
+            self.settings.approve, lambda: keeper.store, self.settings.approval_timeout,
+            self.settings.approve_required,
+        )  # fmt: skip
         chat_config = dataclasses.replace(config, approvals=approvals)
         chat = ChatHandlers(
             self.registry, chat_config, self.keeper, observer=self.metrics, admission=self.admission,

@@ -87,8 +87,14 @@ class Settings:
         approve: What the app's agents ask a person about before running it: "never",
             "code", "tools", "all", or comma-separated tool names (`smolui.approvals`); the
             default of every conversation, each may switch it on or off in the page.
+        approval_timeout: Seconds a turn waits for an approval before it ends with nothing
+            run (0: as long as it takes).
+        approve_required: Every conversation asks before running; its switch is shown on
+            and cannot be turned off.
         sharing: Read-only share links: "off" (none), "signed-in" (only visitors signed in
             to the app may open one) or "public" (anyone holding the link).
+        chat_window: Messages the page's chat holds at once; earlier ones stay on the
+            server until the person asks for them (0: the page holds the whole chat).
     """
 
     model: str = "local"
@@ -137,7 +143,10 @@ class Settings:
     docker_pip_cert: str = ""
     owner_quota_mb: float = 500.0
     approve: str = "never"
+    approval_timeout: float = 0.0
+    approve_required: bool = False
     sharing: str = "off"
+    chat_window: int = 20  # `smolui.render.chat_window.CHAT_WINDOW`
 
     def with_changes(self, **changes: Any) -> Settings:
         """A copy with some fields changed.
@@ -202,8 +211,12 @@ _FLAGS: dict[str, tuple[str, str]] = {
     "approve": ("SMOLUI_APPROVE", "ask a person before running: never, code (every code block), "
                 "tools (tools marked requires_approval), all, or comma-separated tool names; "
                 "each conversation can switch it on or off in the page"),
+    "approval_timeout": ("SMOLUI_APPROVAL_TIMEOUT_S", "seconds a turn waits for an approval "
+                         "before it ends with nothing run (0: as long as it takes)"),
     "sharing": ("SMOLUI_SHARING", "read-only share links: off, signed-in (only signed-in "
                 "visitors may open one) or public (anyone holding the link)"),
+    "chat_window": ("SMOLUI_CHAT_WINDOW", "messages the page's chat holds; earlier ones load "
+                    "on demand with 'Earlier messages' (0: the whole chat)"),
 }  # fmt: skip
 
 _BOOL_FLAGS: dict[str, tuple[str, str]] = {
@@ -215,6 +228,8 @@ _BOOL_FLAGS: dict[str, tuple[str, str]] = {
                     "proxy, e.g. on a Space)"),
     "require_sign_in": ("SMOLUI_REQUIRE_SIGN_IN", "only signed-in visitors may call the model "
                         "(None: when SMOLUI_AUTH is set; 0 with hf: anyone, limited per address)"),
+    "approve_required": ("SMOLUI_APPROVE_REQUIRED", "every conversation asks before running "
+                         "(its switch cannot turn that off; what is held: --approve, or all)"),
     "mcp": ("SMOLUI_MCP", "also serve the agent as MCP tools at /gradio_api/mcp/ (streamable "
             "HTTP; same API keys and limits as /v1)"),
     "find_local_servers": ("SMOLUI_FIND_LOCAL_SERVERS", "offer the models of Ollama and "
@@ -362,6 +377,8 @@ def validate(settings: Settings) -> str | None:
 
     if approve_problem(settings.approve):
         return approve_problem(settings.approve)
+    if settings.approval_timeout < 0:
+        return f"approval timeout must be 0 (none) or more seconds, not {settings.approval_timeout}"
     if settings.sharing not in SHARING_MODES:
         return f"sharing must be one of {', '.join(SHARING_MODES)}, not {settings.sharing!r}"
     if settings.sharing == "signed-in" and settings.auth_mode == "none" and settings.auth is None:
@@ -377,6 +394,8 @@ def validate(settings: Settings) -> str | None:
     problem = _docker_problem(settings)
     if problem:
         return problem
+    if settings.chat_window < 0:
+        return f"chat window must be 0 (the whole chat) or more, not {settings.chat_window}"
     if settings.owner_quota_mb < 0:
         return f"owner_quota_mb must be 0 (no quota) or more, not {settings.owner_quota_mb}"
     if not 0 < settings.port < 65536:

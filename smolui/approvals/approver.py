@@ -1,8 +1,10 @@
 """`ConversationApprover`: the approver a conversation's agent gets while approval is on.
 
-Each request becomes a pending approval in the store, shown in the chat; the agent's thread
-then waits (no timeout: the person may take their time) until a page answers it, or Stop
-ends the turn. The answer, read from the store, becomes the `ApprovalDecision`.
+Each request becomes a pending approval in the store (with the step's model output, so that
+the turn can be resumed after a restart), shown in the chat; the agent's thread then waits
+until a page answers it, Stop ends the turn (it rings the bell: the wait ends at once), or the
+app's timeout passes (nothing runs). The answer, read from the store, becomes the
+`ApprovalDecision`. `ReplayApprover` gives a resumed turn the answer already given.
 """
 
 from __future__ import annotations
@@ -23,6 +25,15 @@ logger = logging.getLogger(__name__)
 
 NOT_KEPT = "the approval request could not be kept (the database is unreachable)"
 STOPPED = "Stopped while the action waited for approval."
+
+
+def timed_out(seconds: float) -> str:
+    """The reason a turn ends with when nobody answered in time.
+
+    Args:
+        seconds: The app's approval timeout.
+    """
+    return f"No answer within {seconds:g} s: nothing ran."
 
 
 def decision_of(answer: dict[str, Any] | None) -> ApprovalDecision:
@@ -51,8 +62,12 @@ class ConversationApprover:
         store: Where pending approvals are kept.
         conversation_id: The conversation whose turn asks.
         shown: The turn's chat (the pending action is shown under it).
-        bell: Rung when a page of this process answers.
+        bell: Rung when a page of this process answers, and when the turn is stopped.
         stopped: True once the turn was stopped (nothing more may run).
+        timeout_s: Seconds to wait for an answer before the turn ends (None: no limit).
+        poll_s: How often the store is read meanwhile (answers from another replica).
+        waiting: The ids of the approvals this process waits on (a row not in it, on a
+            database of this process alone, belongs to a turn that is gone).
     """
 
     def __init__(
@@ -62,12 +77,18 @@ class ConversationApprover:
         shown: TurnApprovals,
         bell: AnswerBell,
         stopped: Callable[[], bool],
+        timeout_s: float | None = None,
+        poll_s: float = POLL_S,
+        waiting: set[str] | None = None,
     ):
         self.store = store
         self.conversation_id = conversation_id
         self.shown = shown
         self.bell = bell
         self.stopped = stopped
+        self.timeout_s = timeout_s
+        self.poll_s = poll_s
+        self.waiting = waiting if waiting is not None else set()
 
     def __call__(self, request: ApprovalRequest) -> ApprovalDecision:
         from sqlalchemy.exc import SQLAlchemyError
@@ -78,30 +99,40 @@ class ConversationApprover:
             pending = self.store.add(
                 self.conversation_id, request.kind, request.step_number, request.code,
                 request.tool_name, _plain(request.arguments), request.thought,
+                _output_data(request.model_output),
             )  # fmt: skip
         except SQLAlchemyError:
             logger.warning("could not keep an approval request", exc_info=True)
             return ApprovalDecision.stop(NOT_KEPT)
-        self.shown.hold([_message(pending)])
+        self.waiting.add(pending.id)
         try:
+            self.shown.hold([_message(pending)])
             return self._wait(pending)
         finally:
+            self.waiting.discard(pending.id)
             self.shown.hold([])
 
     def _allowed(self) -> tuple[str, ...]:
         return self.store.switch(self.conversation_id).allowed_tools
 
     def _wait(self, pending: StoredApproval) -> ApprovalDecision:
-        """Wait for the answer; a Stop (or the row gone with its conversation) stops."""
+        """Wait for the answer; a Stop (or the row gone with its conversation) stops, and
+        so does the timeout (the row withdrawn: a late answer is told it is too late)."""
         from sqlalchemy.exc import SQLAlchemyError
 
         from smolui.store.approvals import ANSWERED, TOUCH_EVERY_S, WAITING
 
-        touched = time.monotonic()
+        touched = started = time.monotonic()
         while True:
+            rings = self.bell.rings  # before looking: a ring while it looks is not missed
             if self.stopped():
                 self.store.withdraw(pending.id, self.conversation_id)
                 return ApprovalDecision.stop(STOPPED)
+            waited = time.monotonic() - started
+            late = self.timeout_s is not None and waited >= self.timeout_s
+            # Withdrawn, unless an answer came first (then it is read below).
+            if late and self.store.withdraw(pending.id, self.conversation_id):
+                return ApprovalDecision.stop(timed_out(self.timeout_s))
             try:
                 now = self.store.get(pending.id)
                 if now is None or now.state not in (WAITING, ANSWERED):
@@ -113,7 +144,56 @@ class ConversationApprover:
                     touched = time.monotonic()
             except SQLAlchemyError:  # the database is away for a moment: keep waiting
                 logger.warning("could not read an approval's answer", exc_info=True)
-            self.bell.wait(POLL_S)
+            self.bell.wait(self._next_wait(waited), since=rings)
+
+    def _next_wait(self, waited: float) -> float:
+        if self.timeout_s is None:
+            return self.poll_s
+        return max(0.0, min(self.poll_s, self.timeout_s - waited))
+
+
+class ReplayApprover:
+    """A resumed turn's approver: the held action's request gets the answer a page gave
+    (after the restart); any other request is asked as usual.
+
+    Args:
+        pending: The stored approval the turn is resumed for.
+        decision: The answer given to it.
+        then: The approver for every other request.
+    """
+
+    def __init__(self, pending: StoredApproval, decision: dict[str, Any], then: Any):
+        self.pending, self.decision, self.then = pending, decision, then
+
+    def __call__(self, request: ApprovalRequest) -> ApprovalDecision:
+        pending = self.pending
+        if pending is not None and _same_action(pending, request):
+            self.pending = None  # once: the step's next request is a new one
+            return decision_of(self.decision)
+        return self.then(request)
+
+
+def _same_action(pending: StoredApproval, request: ApprovalRequest) -> bool:
+    if (request.kind, request.step_number) != (pending.kind, pending.step_number):
+        return False
+    if request.kind == "code":
+        return (request.code or "").strip() == (pending.code or "").strip()
+    return request.tool_name == pending.tool_name and _plain(request.arguments) == pending.arguments
+
+
+def _output_data(model_output: Any) -> dict[str, Any] | None:
+    """The step's model message as JSON data (None when there is none)."""
+    import json
+
+    if model_output is None:
+        return None
+    try:
+        data = model_output.dict()
+    except AttributeError:
+        return None
+    if isinstance(data.get("content"), list):  # images a model wrote are not kept
+        data["content"] = [b for b in data["content"] if b.get("type") == "text"]
+    return json.loads(json.dumps(data, default=repr))
 
 
 def _message(pending: StoredApproval) -> dict[str, Any]:

@@ -1,8 +1,11 @@
 """`ChatApprovals`: the app's approvals: which conversations ask, the turn's approver, and the
 answers pages give.
 
-Made once with the app from the `--approve` setting and a way to reach the store; the turn
-runner calls `begin_turn` before each turn, the page's buttons call `answer`.
+Made once with the app from the `--approve` settings and a way to reach the store; the turn
+runner calls `begin_turn` before each turn, the page's buttons call `answer`. An answer to an
+action whose turn is gone (the app restarted) resumes that turn through the `Resumer` the
+chat handlers give (`resume_with`): its agent, restored from the stored memory, runs the held
+action as answered, without asking the model again for that step.
 """
 
 from __future__ import annotations
@@ -10,15 +13,15 @@ from __future__ import annotations
 import json
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agents.approval import ApprovalPolicy
 from agents.loop.agent import MultiStepAgent
-from smolui.approvals.approver import ConversationApprover
+from smolui.approvals.approver import ConversationApprover, ReplayApprover
 from smolui.approvals.setting import approve_value, default_on
-from smolui.approvals.waiting import AnswerBell, Message, TurnApprovals
+from smolui.approvals.waiting import POLL_S, AnswerBell, Message, TurnApprovals
 from smolui.render.approval import arguments_text
 from smolui.sessions import Session
 
@@ -31,6 +34,31 @@ GONE = (
     "The turn that asked for this is gone (the app restarted or the turn ended); nothing ran. "
     "Send a message to continue."
 )
+NO_LONGER_WAITING = (
+    "This action no longer waits for an answer (its turn was stopped, or no answer came in "
+    "time); nothing ran."
+)
+REQUIRED = "This server requires approval in every conversation; it cannot be switched off."
+
+
+class Resumer(Protocol):
+    """Resumes a turn that is gone, for an answer to its held action (`smolui.turns`)."""
+
+    def __call__(
+        self, conversation_id: str, pending: StoredApproval, page: str | None
+    ) -> str | None:
+        """Start the turn again from the stored memory; None when it started, else why not.
+
+        Args:
+            conversation_id: The conversation.
+            pending: The answered approval (its `model_output` is the step's).
+            page: The answering page, which then follows the turn (`follow`).
+        """
+        ...
+
+    def follow(self, conversation_id: str, page: str | None) -> Iterator[list[Message]]:
+        """The resumed turn's chat as it changes, for the page that answered."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -52,14 +80,33 @@ class ChatApprovals:
     Args:
         setting: The `--approve` value (the default of every conversation).
         store: Returns the conversation store (its `engine` holds the approvals too).
+        timeout_s: Seconds a turn waits for an answer before it ends, running nothing
+            (`--approval-timeout`; None: as long as it takes).
+        required: Every conversation asks; its switch cannot turn that off
+            (`--approve-required`).
+        poll_s: How often a waiting turn reads the store (answers from other replicas).
     """
 
-    def __init__(self, setting: str, store: Callable[[], Any]):
+    def __init__(
+        self,
+        setting: str,
+        store: Callable[[], Any],
+        timeout_s: float | None = None,
+        required: bool = False,
+        poll_s: float = POLL_S,
+    ):
         self.setting = setting
+        self.timeout_s = timeout_s if timeout_s else None
+        self.required = required
+        self.poll_s = poll_s
         self._store = store
         self._approvals: ApprovalStore | None = None
         self._lock = threading.Lock()
         self.bell = AnswerBell()
+        self._waiting: set[str] = set()  # approvals a turn of this process waits on
+        self._resumer: Resumer | None = None
+        # Per conversation: the answered approval a resumed turn replays.
+        self._replays: dict[str, tuple[StoredApproval, dict[str, Any]]] = {}
         # An agent's own approve=/approver= (a script's), put back when approval is off.
         self._own: weakref.WeakKeyDictionary[Any, tuple[Any, Any]] = weakref.WeakKeyDictionary()
 
@@ -82,17 +129,41 @@ class ChatApprovals:
         Args:
             conversation_id: The conversation.
         """
+        if self.required:
+            return True
         own = self.store.switch(conversation_id).enabled
         return default_on(self.setting) if own is None else own
 
-    def set_enabled(self, conversation_id: str, enabled: bool) -> None:
-        """Turn approval on or off for one conversation (from its next action on).
+    def set_enabled(self, conversation_id: str, enabled: bool) -> bool:
+        """Turn approval on or off for one conversation (from its next action on); False,
+        changing nothing, when the server requires approval and `enabled` is False.
 
         Args:
             conversation_id: The conversation.
             enabled: On or off.
         """
+        if self.required and not enabled:
+            return False
         self.store.set_enabled(conversation_id, enabled)
+        return True
+
+    def resume_with(self, resumer: Resumer) -> None:
+        """Resume turns that are gone when their held action is answered.
+
+        Args:
+            resumer: Starts such a turn again (the chat handlers', which run turns).
+        """
+        self._resumer = resumer
+
+    def follow(self, conversation_id: str, page: str | None) -> Iterator[list[Message]]:
+        """The chat of a turn this page's answer resumed, as it changes (nothing otherwise).
+
+        Args:
+            conversation_id: The page's conversation.
+            page: The page's session hash.
+        """
+        if self._resumer is not None:
+            yield from self._resumer.follow(conversation_id, page)
 
     # -- a turn --------------------------------------------------------------------------
 
@@ -120,16 +191,32 @@ class ChatApprovals:
             AgentConfigError: `--approve` names a tool this agent does not have.
         """
         shown = TurnApprovals(publish, keep, chat)
+        self._supersede(session.id)
         gate = agent.approval
         own_policy, own_approver = self._own.setdefault(agent, (gate.policy, gate.approver))
-        if not self.enabled(session.id):
-            gate.policy, gate.approver = own_policy, own_approver
+        replay = self._replays.pop(session.id, None)
+        if replay is None and not self.enabled(session.id):
+            gate.policy, gate.approver, gate.on_interrupt = own_policy, own_approver, None
             return shown
         names = [*agent.tools, *agent.managed_agents]
         gate.policy = ApprovalPolicy.parse(approve_value(self.setting), names)
         stopped = lambda: session.stop_requested.is_set() or gate.interrupted()  # noqa: E731
-        gate.approver = ConversationApprover(self.store, session.id, shown, self.bell, stopped)
+        approver: Any = ConversationApprover(
+            self.store, session.id, shown, self.bell, stopped, self.timeout_s, self.poll_s,
+            self._waiting,
+        )  # fmt: skip
+        if replay is not None:  # a resumed turn: its held action was answered already
+            approver = ReplayApprover(*replay, then=approver)
+        gate.approver = approver
+        gate.on_interrupt = self.bell.ring  # Stop wakes the waiting turn at once
         return shown
+
+    def _supersede(self, conversation_id: str) -> None:
+        """A new turn starts: an action a gone turn held (the app restarted) can no longer
+        be resumed (memory moves on), so it stops waiting."""
+        left = self.store.waiting(conversation_id)
+        if left is not None and self._gone(left):
+            self.store.withdraw(left.id, conversation_id)
 
     # -- answers -------------------------------------------------------------------------
 
@@ -148,8 +235,10 @@ class ChatApprovals:
         action: str,
         text: str = "",
         reason: str = "",
+        page: str | None = None,
     ) -> Answered:
-        """Answer a pending action; of several answers at once exactly one is taken.
+        """Answer a pending action; of several answers at once exactly one is taken. An
+        action whose turn is gone (the app restarted) resumes that turn, answered.
 
         Args:
             conversation_id: The page's conversation.
@@ -158,15 +247,19 @@ class ChatApprovals:
                 "stop", or "always" (run, and run this tool unasked from now on).
             text: The editor's text: the code, or the arguments as JSON.
             reason: For a skip or a stop: why (the model reads a skip's reason).
+            page: The answering page's session hash (it follows a resumed turn).
         """
         if action not in ACTIONS:
             return Answered(False, f"Unknown answer {action!r}; use one of {', '.join(ACTIONS)}.")
         pending = self.store.get(approval_id)
         if pending is None or pending.conversation_id != conversation_id:
             return Answered(False, "This approval is not part of this conversation.")
+        if pending.state == "withdrawn":  # `smolui.store.approvals.WITHDRAWN`
+            return Answered(False, NO_LONGER_WAITING)
         if pending.state != "waiting":  # `smolui.store.approvals.WAITING`
             return Answered(False, ALREADY_ANSWERED)
-        if pending.stale:
+        gone, resumer = self._gone(pending), self._resumer
+        if gone and (resumer is None or pending.model_output is None):
             self.store.withdraw(approval_id, conversation_id)
             return Answered(False, GONE)
         decision = _decision(pending, action, text, reason)
@@ -176,7 +269,30 @@ class ChatApprovals:
             self.store.allow_tool(conversation_id, pending.tool_name)
         if not self.store.answer(approval_id, conversation_id, decision):
             return Answered(False, ALREADY_ANSWERED)
+        if gone and resumer is not None:
+            return self._resume(resumer, conversation_id, pending, decision, page)
         self.bell.ring()
+        return Answered(True)
+
+    def _gone(self, pending: StoredApproval) -> bool:
+        """Whether no turn waits on this approval any more: nobody touched it lately, or,
+        on a database of this process alone, no turn of this process waits on it."""
+        if pending.stale:
+            return True
+        alone = self.store.engine.dialect.name == "sqlite"  # replicas share another database
+        return alone and pending.id not in self._waiting
+
+    def _resume(
+        self, resumer: Resumer, conversation_id: str, pending: StoredApproval,
+        decision: dict[str, Any], page: str | None,
+    ) -> Answered:  # fmt: skip
+        """Start the gone turn again with this answer for its held action."""
+        self._replays[conversation_id] = (pending, decision)
+        problem = resumer(conversation_id, pending, page)
+        if problem is not None:  # it waits again, to be answered once the problem is gone
+            self._replays.pop(conversation_id, None)
+            self.store.reopen(pending.id, conversation_id)
+            return Answered(False, f"{problem} Nothing ran.")
         return Answered(True)
 
 

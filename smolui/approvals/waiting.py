@@ -29,14 +29,22 @@ class AnswerBell:
             self._rings += 1
             self._condition.notify_all()
 
-    def wait(self, timeout: float) -> None:
-        """Wait for the next ring, at most `timeout` seconds.
+    @property
+    def rings(self) -> int:
+        """How often it has rung so far (a waiter takes this before it looks at the store)."""
+        with self._condition:
+            return self._rings
+
+    def wait(self, timeout: float, since: int | None = None) -> None:
+        """Wait for a ring after `since` (default: from now on), at most `timeout` seconds.
 
         Args:
             timeout: Seconds.
+            since: `rings` as it was before the waiter last looked: a ring that came while
+                it looked ends the wait at once instead of being missed.
         """
         with self._condition:
-            rings = self._rings
+            rings = self._rings if since is None else since
             self._condition.wait_for(lambda: self._rings != rings, timeout)
 
 

@@ -22,6 +22,7 @@ from smolui.turns.admission import TurnAdmission
 from smolui.turns.config import HandlerConfig
 from smolui.turns.early_stop import StopsBeforeStart
 from smolui.turns.pending import PendingTurn
+from smolui.turns.resumed import ResumedTurns
 from smolui.turns.retry_queue import queued_retry, without_last_answer
 from smolui.turns.runner import (
     MAX_UPDATE_INTERVAL_S,
@@ -97,6 +98,9 @@ class ChatHandlers:
         self.unsent = UnsentMessages()
         # Shown, and Stop pressed before their turn arrived: they stop as it arrives.
         self.early_stops = StopsBeforeStart()
+        if config.approvals is not None:  # an action held before a restart resumes its turn
+            resumed = ResumedTurns(registry, self.runner, self._save, self._stored_chat)
+            config.approvals.resume_with(resumed)
 
     # -- one turn ---------------------------------------------------------------------------
 

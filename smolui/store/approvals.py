@@ -4,7 +4,9 @@ A turn that asks for approval adds a row here and waits; any page of any replica
 row and may answer it. `answer` is a conditional update (only a row still waiting changes),
 so when two tabs answer at once exactly one answer wins and the other is told. The waiting
 turn touches its row (`touch`) while it waits: a row nobody touched lately belongs to a turn
-that is gone (the app restarted), and `answer` says so instead of pretending it will run.
+that is gone (the app restarted). With the row comes the model's output for its step
+(`model_output`), so that such a turn can be resumed from the stored memory when the row is
+answered, without asking the model again.
 """
 
 from __future__ import annotations
@@ -55,6 +57,8 @@ class PendingApprovalRow(Base):
     thought: Mapped[str | None] = mapped_column(Text, nullable=True)
     state: Mapped[str] = mapped_column(String(16), default=WAITING)
     decision: Mapped[Any] = mapped_column(JSON, nullable=True)  # action, code, arguments, reason
+    # The step's model message as data (`ChatMessage.dict()`): what a resumed turn runs.
+    model_output: Mapped[Any] = mapped_column(JSON, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     touched_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     answered_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
@@ -90,6 +94,7 @@ class StoredApproval:
         state: "waiting", "answered" or "withdrawn" (the turn ended without an answer).
         decision: The answer (`action`, `code`, `arguments`, `reason`) once answered.
         stale: No turn has touched it lately: the turn that asked is gone.
+        model_output: The model's message for the step, as data (None: not kept).
     """
 
     id: str
@@ -103,6 +108,7 @@ class StoredApproval:
     state: str
     decision: dict[str, Any] | None
     stale: bool = False
+    model_output: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -139,6 +145,7 @@ class ApprovalStore:
         tool_name: str | None = None,
         arguments: Any = None,
         thought: str | None = None,
+        model_output: dict[str, Any] | None = None,
     ) -> StoredApproval:
         """Keep an action waiting for an answer; returns it with its new id.
 
@@ -150,6 +157,7 @@ class ApprovalStore:
             tool_name: The tool called.
             arguments: The call's arguments (JSON data).
             thought: What the model wrote before the action.
+            model_output: The step's model message as JSON data (to resume the turn).
         """
         now = _now()
         row = {
@@ -157,6 +165,7 @@ class ApprovalStore:
             "step_number": step_number, "code": code, "tool_name": tool_name,
             "arguments": arguments, "thought": thought, "state": WAITING, "decision": None,
             "created_at": now, "touched_at": now, "answered_at": None,
+            "model_output": model_output,
         }  # fmt: skip
         with self.engine.begin() as connection:
             connection.execute(insert(PendingApprovalRow), row)
@@ -215,6 +224,26 @@ class ApprovalStore:
             conversation_id: The conversation it belongs to.
         """
         return self._settle(approval_id, conversation_id, WITHDRAWN, None)
+
+    def reopen(self, approval_id: str, conversation_id: str) -> bool:
+        """Take an answer back: the turn it was for could not be resumed, so the action
+        waits again (nothing ran). True when it was answered.
+
+        Args:
+            approval_id: Its id.
+            conversation_id: The conversation it belongs to.
+        """
+        query = (
+            update(PendingApprovalRow)
+            .where(
+                PendingApprovalRow.id == approval_id,
+                PendingApprovalRow.conversation_id == conversation_id,
+                PendingApprovalRow.state == ANSWERED,
+            )
+            .values(state=WAITING, decision=None, answered_at=None)
+        )
+        with self.engine.begin() as connection:
+            return connection.execute(query).rowcount == 1
 
     def touch(self, approval_id: str) -> None:
         """Say the turn that asked still waits for the answer.
@@ -314,6 +343,7 @@ def _stored(row: dict[str, Any], now: datetime) -> StoredApproval:
         state=row["state"],
         decision=row["decision"],
         stale=stale,
+        model_output=row.get("model_output"),
     )
 
 

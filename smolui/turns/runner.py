@@ -18,9 +18,9 @@ from smolui.sessions import Session
 from smolui.turns.admission import Admission
 from smolui.turns.config import HandlerConfig
 from smolui.turns.pending import PendingTurn
-from smolui.turns.request import prepare_request
+from smolui.turns.request import Prepared, prepare_request
 from smolui.turns.start import Save
-from smolui.turns.turn import AgentTurn
+from smolui.turns.turn import AgentTurn, TurnRequest
 from smolui.turns.turn_files import TurnFiles
 
 UPDATE_INTERVAL_S = 0.05  # at most 20 page updates a second while tokens stream...
@@ -78,6 +78,7 @@ class TurnRunner:
         history: list[Message],
         admission: Admission,
         identity: Identity | None = None,
+        request: TurnRequest | None = None,
     ) -> Iterator[tuple[list[Message], str]]:
         """Start the turn in a server thread and follow it.
 
@@ -87,6 +88,7 @@ class TurnRunner:
             history: The chat including the user's message.
             admission: The gate's admission, released when the turn ends.
             identity: Who sends it (None: an anonymous visitor).
+            request: The request ready-made (a resumed turn's), instead of `pending`'s.
 
         Yields:
             The chat and the conversation id.
@@ -97,7 +99,7 @@ class TurnRunner:
         live.publish(history + turn.messages)
         thread = threading.Thread(
             target=self._drive,
-            args=(session, pending, turn, history, admission, identity),
+            args=(session, pending, turn, history, admission, identity, request),
             name="smolui-turn-view",
             daemon=True,
         )
@@ -113,6 +115,7 @@ class TurnRunner:
         history: list[Message],
         admission: Admission,
         identity: Identity | None = None,
+        request: TurnRequest | None = None,
     ) -> None:
         """The whole turn, whoever watches (a thread): prepare the request, run the agent,
         publish its messages to the live turn, save the conversation, end the turn (traced
@@ -121,8 +124,11 @@ class TurnRunner:
         try:
             agent = session.agent
             config = self.config
-            prepared = prepare_request(session, agent, pending, config.policy, config.max_files,
-                                       config.upload_room)  # fmt: skip
+            if request is not None:  # ready-made: a resumed turn's
+                prepared = Prepared(request)
+            else:
+                prepared = prepare_request(session, agent, pending, config.policy,
+                                           config.max_files, config.upload_room)  # fmt: skip
             history = mark_refused(history, prepared.refused) + prepared.notes
             if prepared.request is None:
                 live.publish(history, done=True)

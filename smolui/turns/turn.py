@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.errors import AgentInterruptedError
+from agents.errors import AgentInterruptedError, AgentStoppedError
 from agents.events import AgentEvent
 from agents.loop.agent import MultiStepAgent
 from agents.observability.tracing import trace_attributes
@@ -37,11 +37,16 @@ class TurnRequest:
         task: The request, with notes about attached files.
         images: Images for the model (PIL), if any.
         additional_args: Values given to the agent (variables for its code).
+        resume_from: A resumed turn's: the model's output for the next step of the task
+            in memory (`agent.resume`); `task` and the rest are then unused.
+        resume_step: The number of that step (memory must be at it).
     """
 
     task: str
     images: list[Any] = field(default_factory=list)
     additional_args: dict[str, Any] | None = None
+    resume_from: Any = None
+    resume_step: int | None = None
 
 
 class AgentTurn:
@@ -106,6 +111,9 @@ class AgentTurn:
 
         def events() -> Iterator[AgentEvent]:
             with trace_attributes(conversation_id=conversation_id, user=user):
+                if request.resume_from is not None:
+                    return agent.resume(request.resume_from, stream=True, max_steps=max_steps,
+                                        step_number=request.resume_step)  # fmt: skip
                 return agent.run(
                     request.task,
                     stream=True,
@@ -171,7 +179,9 @@ class AgentTurn:
     def _finish(self, failure: Exception | None, stopped: bool) -> None:
         error = failure or (self._pump.error if self._pump is not None else None)
         if failure is None and (stopped or isinstance(error, AgentInterruptedError)):
-            self._end("stopped", error, self.stop_note)
+            # Stopped by an approval's answer (or its timeout), not the page: say why.
+            said = isinstance(error, AgentStoppedError) and not stopped
+            self._end("stopped", error, error.message if said else self.stop_note)
         elif error is not None:
             self._end("failed", error, describe_failure(error))
         else:

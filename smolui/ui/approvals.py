@@ -6,7 +6,10 @@ this tool", and the per-conversation switch beside the controls.
 pending action as a step (`smolui.render.approval`); the panel is where the person answers.
 Whenever the chat changes (a turn publishes, a conversation opens, a page reloads) the panel
 asks the store whether this conversation has an action waiting, so every tab and replica
-shows it; of two answers only the first is taken, the other tab is told.
+shows it; of two answers only the first is taken, the other tab is told. An answer to an
+action whose turn is gone (the app restarted) resumes that turn, and the answering page
+follows it. Where the server requires approval (`--approve-required`) the switch shows on,
+cannot be changed, and says why.
 """
 
 # No `from __future__ import annotations`: gradio reads the adapters' annotations at runtime.
@@ -18,6 +21,7 @@ from typing import Any
 from smolui.sessions import is_conversation_id
 
 SWITCH_LABEL = "Ask me before running code or tools"
+REQUIRED_LABEL = "Ask me before running code or tools (required by this server)"
 RUN, RUN_EDITED = "Run", "Run edited"
 
 
@@ -95,7 +99,13 @@ def panel_adapters(approvals: Any) -> dict[str, Callable]:
     """
     import gradio as gr
 
-    from smolui.approvals.service import ALREADY_ANSWERED, GONE, editor_text
+    from smolui.approvals.service import (
+        ALREADY_ANSWERED,
+        GONE,
+        NO_LONGER_WAITING,
+        REQUIRED,
+        editor_text,
+    )
 
     def shows(pending: Any) -> tuple:
         label = "Code to run" if pending.kind == "code" else "Arguments (JSON)"
@@ -117,7 +127,7 @@ def panel_adapters(approvals: Any) -> dict[str, Callable]:
             return (*unchanged, gr.skip(), gr.skip())
         switch = (gr.skip(), gr.skip())
         if conversation_id != seen:  # another conversation: its own switch
-            switch = (gr.Checkbox(value=approvals.enabled(conversation_id)), conversation_id)
+            switch = (_switch(approvals, conversation_id), conversation_id)
         pending = approvals.waiting(conversation_id)
         if pending is None:
             return (*(hidden if shown else unchanged), *switch)
@@ -126,12 +136,14 @@ def panel_adapters(approvals: Any) -> dict[str, Callable]:
         return (*shows(pending), *switch)
 
     def answer(action: str) -> Callable:
-        def answered(conversation_id: Any, shown: Any, text: Any, reason: Any) -> tuple:
+        def answered(
+            conversation_id: Any, shown: Any, text: Any, reason: Any, request: gr.Request
+        ) -> tuple:
             if not shown or not is_conversation_id(conversation_id):
                 return hidden
             result = approvals.answer(conversation_id, shown, action, str(text or ""),
-                                      str(reason or ""))  # fmt: skip
-            if result.ok or result.message in (ALREADY_ANSWERED, GONE):
+                                      str(reason or ""), _page(request))  # fmt: skip
+            if result.ok or result.message in (ALREADY_ANSWERED, GONE, NO_LONGER_WAITING):
                 if not result.ok:
                     gr.Warning(result.message)
                 return hidden
@@ -143,10 +155,18 @@ def panel_adapters(approvals: Any) -> dict[str, Callable]:
     def edit() -> tuple:
         return gr.Textbox(interactive=True), gr.Button(value=RUN_EDITED)
 
+    def follow(conversation_id: Any, request: gr.Request):
+        # A turn the answer resumed (the app had restarted): this page shows it as it runs.
+        yield gr.skip()
+        if is_conversation_id(conversation_id):
+            yield from approvals.follow(conversation_id, _page(request))
+
     def toggle(enabled: Any, conversation_id: Any) -> None:
         if not is_conversation_id(conversation_id):
             return
-        approvals.set_enabled(conversation_id, bool(enabled))
+        if not approvals.set_enabled(conversation_id, bool(enabled)):
+            gr.Warning(REQUIRED)
+            return
         gr.Info(
             "From the next action on, the agent asks before it runs code or tools."
             if enabled
@@ -154,9 +174,24 @@ def panel_adapters(approvals: Any) -> dict[str, Callable]:
             duration=4,
         )
 
-    handlers = {"refresh": refresh, "edit": edit, "toggle": toggle}
+    handlers = {"refresh": refresh, "edit": edit, "toggle": toggle, "follow": follow}
     handlers.update({action: answer(action) for action in ("run", "skip", "stop", "always")})
     return handlers
+
+
+def _switch(approvals: Any, conversation_id: str) -> Any:
+    """The switch as the conversation has it; on and fixed where the server requires it."""
+    import gradio as gr
+
+    if approvals.required:
+        return gr.Checkbox(value=True, interactive=False, label=REQUIRED_LABEL)
+    return gr.Checkbox(
+        value=approvals.enabled(conversation_id), interactive=True, label=SWITCH_LABEL
+    )
+
+
+def _page(request: Any) -> str | None:
+    return request.session_hash if request is not None else None
 
 
 def wire_approvals(panel: ApprovalPanel | None, chatbot: Any, conversation_id: Any,
@@ -173,7 +208,9 @@ def wire_approvals(panel: ApprovalPanel | None, chatbot: Any, conversation_id: A
     """
     if panel is None or approvals is None:
         return
-    fn = {name: safe(handler) for name, handler in panel_adapters(approvals).items()}
+    handlers = panel_adapters(approvals)
+    follow = handlers.pop("follow")  # a streaming handler: not wrapped
+    fn = {name: safe(handler) for name, handler in handlers.items()}
     shows = [panel.group, panel.heading, panel.editor, panel.reason, panel.run, panel.always,
              panel.shown]  # fmt: skip
     quiet = dict(queue=False, show_progress="hidden")
@@ -186,7 +223,8 @@ def wire_approvals(panel: ApprovalPanel | None, chatbot: Any, conversation_id: A
     told = dict(concurrency_limit=None, show_progress="hidden")
     answer_inputs = [conversation_id, panel.shown, panel.editor, panel.reason]
     for action in ("run", "skip", "stop", "always"):
-        getattr(panel, action).click(fn[action], answer_inputs, shows, **told)
+        answered = getattr(panel, action).click(fn[action], answer_inputs, shows, **told)
+        answered.then(follow, [conversation_id], [chatbot], **told)
     panel.edit.click(fn["edit"], None, [panel.editor, panel.run], **quiet)
     if panel.switch is not None:
         panel.switch.input(fn["toggle"], [panel.switch, conversation_id], None, **told)

@@ -16,6 +16,8 @@ RULES = {
     "teal": "<code>\nfavourite = 'teal'\nfinal_answer('Noted teal.')\n</code>",
     "Which colour": "<code>\nfinal_answer('You named a colour earlier.')\n</code>",
     "my notes": "<code>\nfinal_answer(read_document('notes.txt'))\n</code>",
+    # Held for approval in tests/e2e/test_approvals_restart_e2e.py, answered after a restart.
+    "six times seven": "<code>\nresult = 6 * 7\nfinal_answer(f'The answer is {result}.')\n</code>",
 }
 
 

@@ -102,3 +102,21 @@ def test_migration_0007_goes_down_and_up_again(store_url):
     migrate.upgrade(engine)
     assert "approval_switches" in inspect(engine).get_table_names()
     engine.dispose()
+
+
+def test_migration_0012_keeps_the_model_output_and_goes_down_and_up_again(store):
+    approvals = ApprovalStore(store.engine)
+    output = {"role": "assistant", "content": "<code>\nfinal_answer(1)\n</code>"}
+    kept = approvals.add("c1", "code", 1, "final_answer(1)", model_output=output)
+    assert approvals.get(kept.id).model_output == output
+    from alembic import command
+
+    def columns() -> set[str]:
+        return {c["name"] for c in inspect(store.engine).get_columns("pending_approvals")}
+
+    with store.engine.begin() as connection:
+        command.downgrade(migrate.alembic_config(connection), "0011")
+    assert "model_output" not in columns()
+    migrate.upgrade(store.engine)
+    assert "model_output" in columns()
+    assert approvals.get(kept.id).model_output is None, "the old row is kept, without one"

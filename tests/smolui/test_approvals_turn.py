@@ -36,15 +36,22 @@ EDITED = "result = 6 * 9\nfinal_answer(f'The answer is {result}.')"
 
 class App(AppProcess):
     """One app process whose turns ask for approval (`--approve` given as `setting`); with
-    `tools`, its agents are ToolCallingAgents with those tools."""
+    `tools`, its agents are ToolCallingAgents with those tools; `options` go to
+    `ChatApprovals` (timeout, required, poll interval)."""
 
     def __init__(
-        self, url: str, data: Path, replies: list, setting: str = "code", tools: list = ()
+        self,
+        url: str,
+        data: Path,
+        replies: list,
+        setting: str = "code",
+        tools: list = (),
+        **options: Any,
     ):
         self.models: list[ScriptedModel] = []
         self.replies, self.tools = replies, list(tools)
         store = open_store(data, url, data / "uploads")
-        self.approvals = ChatApprovals(setting, lambda: store)
+        self.approvals = ChatApprovals(setting, lambda: store, **options)
         config = HandlerConfig(
             policy=UploadPolicy(), max_steps=3, executor_type="local", approvals=self.approvals
         )
@@ -76,8 +83,8 @@ class App(AppProcess):
 def make_app(store_url, tmp_path):
     apps: list[App] = []
 
-    def make(replies: list, setting: str = "code", tools: list = ()) -> App:
-        apps.append(App(store_url, tmp_path / "data", replies, setting, tools))
+    def make(replies: list, setting: str = "code", tools: list = (), **options: Any) -> App:
+        apps.append(App(store_url, tmp_path / "data", replies, setting, tools, **options))
         return apps[-1]
 
     yield make
