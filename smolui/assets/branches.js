@@ -3,7 +3,8 @@
   // made again). The server lists them (smolui/ui/message_actions.py): each names the
   // message's role and the person's turn it belongs to (an answer: the turn it answers),
   // which is how it is found among the chat's rows. A click asks the server through a
-  // hidden button; the chat it sends back is the branch now shown.
+  // hidden button; the chat it sends back is the branch now shown. From the keyboard: Tab to
+  // an arrow, then Enter, Space or the left and right arrow keys.
   let versions = [];
   window.smoluiVersionRequest = null;
   const style = document.createElement("style");
@@ -13,7 +14,8 @@
       font-size: var(--text-sm, 0.875rem); color: var(--body-text-color, inherit); }
     .user-row .smolui-versions { justify-content: flex-end; }
     .smolui-versions button { min-width: 28px; min-height: 28px; padding: 0 6px;
-      border: 1px solid var(--border-color-primary, #999); border-radius: 6px;
+      border: 1px solid var(--smolui-control-border, #6b7280); border-radius: 6px;
+      font-size: 1rem; line-height: 1;
       background: var(--button-secondary-background-fill, transparent);
       color: var(--button-secondary-text-color, inherit); cursor: pointer; }
     .smolui-versions button:disabled { opacity: 0.55; cursor: default; }
@@ -21,10 +23,43 @@
       outline-offset: 1px; }`;
   document.head.appendChild(style);
   const key = (v) => `${v.position}:${v.current}/${v.total}`;
-  const ask = (position, step) => {
-    window.smoluiVersionRequest = { position, step };
+  const PREVIOUS = "Previous version", NEXT = "Next version";
+  // The switcher pressed from the keyboard is drawn again for the version shown (and gradio
+  // may redraw its row): the focus goes back to it, or a keyboard user would start over
+  // from the top of the page.
+  let refocus = null;
+  const ask = (v, step) => {
+    window.smoluiVersionRequest = { position: v.position, step };
+    refocus = { position: v.position, from: key(v), label: step < 0 ? PREVIOUS : NEXT };
     const button = document.querySelector(".smolui-switch-version");
     if (button) button.click();
+  };
+  document.addEventListener("focusin", (event) => {
+    if (!event.target.closest || !event.target.closest(".smolui-versions")) refocus = null;
+  });
+  // Said to a screen reader once the version asked for shows (the region copy.js uses).
+  const announce = (text) => {
+    let region = document.getElementById("smolui-announce");
+    if (!region) {
+      region = document.createElement("div");
+      region.id = "smolui-announce";
+      region.setAttribute("role", "status");
+      region.style.cssText =
+        "position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap";
+      document.body.appendChild(region);
+    }
+    region.textContent = text;
+  };
+  const focusAgain = (group, v) => {
+    if (!refocus || refocus.position !== v.position || refocus.from === key(v)) return;
+    const label = refocus.label;
+    refocus = null;
+    announce(`Version ${v.current} of ${v.total} shown`);
+    const now = document.activeElement;
+    if (now && now !== document.body && now.isConnected) return;  // the person moved on
+    const buttons = [...group.querySelectorAll("button:not(:disabled)")];
+    const same = buttons.find((b) => b.getAttribute("aria-label") === label);
+    if (same || buttons[0]) (same || buttons[0]).focus();
   };
   const arrow = (label, text, enabled, step, v) => {
     const button = document.createElement("button");
@@ -35,7 +70,7 @@
     button.disabled = !enabled;
     button.addEventListener("click", (event) => {
       event.stopPropagation();  // not a click on the message itself
-      ask(v.position, step);
+      ask(v, step);
     });
     return button;
   };
@@ -43,16 +78,24 @@
     const group = document.createElement("div");
     group.className = "smolui-versions";
     group.setAttribute("role", "group");
-    group.setAttribute("aria-label", "Versions of this message");
+    group.setAttribute("aria-label", `Versions of this message: ${v.current} of ${v.total}`);
     group.dataset.key = key(v);
     const count = document.createElement("span");
     count.textContent = `${v.current}/${v.total}`;
-    count.setAttribute("aria-label", `version ${v.current} of ${v.total}`);
+    count.setAttribute("aria-hidden", "true");  // the group's name says it in words
     group.append(
-      arrow("Previous version", "‹", v.current > 1, -1, v),
+      arrow(PREVIOUS, "‹", v.current > 1, -1, v),
       count,
-      arrow("Next version", "›", v.current < v.total, 1, v),
+      arrow(NEXT, "›", v.current < v.total, 1, v),
     );
+    // Left and right arrows move between versions too, as in other chat apps.
+    group.addEventListener("keydown", (event) => {
+      const step = { ArrowLeft: -1, ArrowRight: 1 }[event.key];
+      if (!step || event.altKey || event.ctrlKey || event.metaKey) return;
+      event.preventDefault();
+      const to = v.current + step;
+      if (to >= 1 && to <= v.total) ask(v, step);
+    });
     return group;
   };
   // Which row shows each message with versions: a message of the person's in its turn's
@@ -77,7 +120,9 @@
       if (!v || group.dataset.key !== key(v)) group.remove();
     });
     placed.forEach((v, row) => {
-      if (!row.querySelector(":scope > .smolui-versions")) row.appendChild(switcher(v));
+      let group = row.querySelector(":scope > .smolui-versions");
+      if (!group) group = row.appendChild(switcher(v));
+      focusAgain(group, v);
     });
   };
   window.smoluiVersions = (value) => {
@@ -109,9 +154,21 @@
       if (!row || row.classList.contains("user-row")) rowsMoved = true;
     }
   }).observe(document.body, {childList: true, subtree: true, characterData: true});
+  // A turn that ended may have made a version the rows do not show by their count (a Retry
+  // queued behind a stopped turn replaces its answer in place): asked again then. Stop is
+  // enabled exactly while a turn runs or waits.
+  let running = false;
+  const turnEnded = () => {
+    const stop = document.querySelector(".stop-button");
+    const now = !!stop && !stop.disabled;
+    const ended = running && !now;
+    running = now;
+    return ended;
+  };
   // gradio redraws the chat's rows as it streams: the switchers are put back.
   setInterval(() => {
-    if (rowsMoved) askWhenChanged();
+    if (turnEnded()) shown = null;
+    if (rowsMoved || shown === null) askWhenChanged();
     if (rowsTouched) place();
     rowsMoved = rowsTouched = false;
   }, 300);

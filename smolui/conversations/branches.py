@@ -9,12 +9,13 @@ with that branch's memory, and the model is told its variables were lost, as on 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from smolui.conversations.keeper import ConversationKeeper
-    from smolui.sessions import SessionRegistry
+    from smolui.sessions import Session, SessionRegistry
     from smolui.store.tree import ConversationTree
 
 logger = logging.getLogger(__name__)
@@ -65,6 +66,20 @@ class Branches:
         """
         kept = self.keeper.clean(chat[:at])
         return self.tree.fork(owner, conversation_id, at, kept) is not None
+
+    def keep_answer(self, conversation_id: str, chat: list[Message]) -> bool:
+        """The last answer of `chat` stays as a version: a branch starts where it starts,
+        for the answer made again. Returns False when there is no answer or nothing stored.
+
+        Args:
+            conversation_id: Which conversation.
+            chat: The chat as stored, ending with the answer to keep.
+        """
+        at = _last_answer_at(chat)
+        owner = self.owner(conversation_id) if at is not None else None
+        if at is None or owner is None:
+            return False
+        return self.fork(owner, conversation_id, at, chat)
 
     def versions(self, owner: str, conversation_id: str) -> list[dict[str, Any]]:
         """The messages of the branch shown that have versions, for the page's switchers:
@@ -138,6 +153,37 @@ def active_path_messages(
     return keeper.chat(record) if record is not None else []
 
 
+def answer_keeper(
+    keeper: ConversationKeeper | None, registry: SessionRegistry
+) -> Callable[[Session, list[Message]], None] | None:
+    """What keeps a stopped turn's answer as a version when a Retry waited for it
+    (`smolui.turns.retry_queue.queued_retry`); None when nothing is stored.
+
+    Args:
+        keeper: The app's conversation keeper (None: no store).
+        registry: The live conversations.
+    """
+    if keeper is None:
+        return None
+    branches = Branches(keeper, registry)
+
+    def keep(session: Session, chat: list[Message]) -> None:
+        try:
+            branches.keep_answer(session.id, chat)
+        except Exception:  # the store is unreachable: the retry still runs, as before
+            logger.warning("could not keep a stopped answer as a version", exc_info=True)
+
+    return keep
+
+
+def _last_answer_at(chat: list[Message]) -> int | None:
+    """Where the answer to the last of the person's messages starts (None: not answered)."""
+    for index in range(len(chat) - 1, -1, -1):
+        if chat[index].get("role") == "user":
+            return index + 1 if index + 1 < len(chat) else None
+    return None
+
+
 def _place(chat: list[Message], position: int) -> dict[str, Any]:
     """Where the page finds message `position`: its role and the person's turn it is in
     (an answer: the turn it answers), counting the runs of the person's messages. A branch
@@ -157,4 +203,4 @@ def _place(chat: list[Message], position: int) -> dict[str, Any]:
     return {"role": role, "turn": turns if starts else turns - 1}
 
 
-__all__ = ["Branches", "active_path_messages"]
+__all__ = ["Branches", "active_path_messages", "answer_keeper"]

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from smolui.auth import Identity
+from smolui.conversations.branches import answer_keeper
 from smolui.conversations.keeper import ConversationKeeper
 from smolui.observability.observer import NoTurnObserver, TurnObserver
 from smolui.render.messages import Message, render_notice
@@ -170,7 +171,8 @@ class ChatHandlers:
         session, claimed = self.registry.claim(session, page, wait=BUSY_WAIT_S)
         stopped_early = self.early_stops.arrived(conversation_id, pending)
         if pending.after_stop:  # a Retry pressed while a stopped turn ended its step
-            history, cancelled = queued_retry(session, claimed, history)
+            keep = answer_keeper(self.keeper, self.registry)  # the stopped answer stays
+            history, cancelled = queued_retry(session, claimed, history, keep)
             if cancelled:
                 session.end_turn()
                 yield history, session.id

@@ -1,14 +1,22 @@
 """Retry pressed while a stopped turn still ends its step: the retry waits, then runs on
-the stopped turn's chat without its answer (unless Stop cancelled it meanwhile)."""
+the stopped turn's chat without its answer (unless Stop cancelled it meanwhile). The stopped
+answer stays as a version, as with any Retry."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from smolui.render.messages import Message
 from smolui.sessions import Session
 
+KeepAnswer = Callable[[Session, list[Message]], None]
+
 
 def queued_retry(
-    session: Session, claimed: bool, history: list[Message]
+    session: Session,
+    claimed: bool,
+    history: list[Message],
+    keep_answer: KeepAnswer | None = None,
 ) -> tuple[list[Message], bool]:
     """A retry that waited for a stopped turn to end its step.
 
@@ -16,6 +24,8 @@ def queued_retry(
         session: The conversation.
         claimed: Whether the retry's turn claimed the conversation.
         history: The chat the page showed.
+        keep_answer: Keeps the stopped answer as a version once the stopped turn has saved
+            it (`smolui.conversations.branches.answer_keeper`; None: nothing is stored).
 
     Returns:
         The chat to run it on (the stopped turn's last chat without its answer) and
@@ -29,7 +39,11 @@ def queued_retry(
     if session.live_turn is not None:  # its last chat is published just after the claim frees
         for chat in session.live_turn.follow():
             stopped = chat
-    return (stopped, True) if not queued else (without_last_answer(stopped), False)
+    if not queued:
+        return stopped, True
+    if keep_answer is not None:  # the stopped turn saved its chat before publishing its end
+        keep_answer(session, stopped)
+    return without_last_answer(stopped), False
 
 
 def without_last_answer(history: list[Message]) -> list[Message]:
