@@ -26,11 +26,14 @@ if [ "$want_browser" = 1 ] && ! command -v npm >/dev/null; then
 fi
 # The container tests (the Docker executor) run podman, which serves the Docker API, with runc;
 # base images come from Debian packages through debootstrap (no registry is reachable in CI).
-# The fleet test puts HAProxy (deploy/haproxy.cfg) in front of two app processes.
+# The fleet test puts HAProxy (deploy/haproxy.cfg) in front of two app processes; the compose
+# fleet test runs deploy/compose.yaml with docker-compose on podman's Docker API, whose
+# containers find each other by name through CNI's dnsname plugin.
 if [ "$want_browser" = 1 ]; then
-  for tool in podman runc debootstrap haproxy; do
+  for tool in podman runc debootstrap haproxy docker-compose; do
     command -v "$tool" >/dev/null || [ -x "/usr/sbin/$tool" ] || apt_packages+=("$tool")
   done
+  [ -x /usr/lib/cni/dnsname ] || apt_packages+=(golang-github-containernetworking-plugin-dnsname)
 fi
 if [ "${#apt_packages[@]}" -gt 0 ]; then
   sudo_cmd=""

@@ -3,12 +3,16 @@ with HAProxy in front running the same `deploy/haproxy.cfg` as `deploy/compose.y
 
 Each replica is its own process so a test can `kill -9` it. HAProxy's stats page (CSV) tells
 the test when a replica is in or out of rotation, so tests wait on that, not on time.
+
+Shared with the compose fleet (tests/deploy/compose_fleet.py): `haproxy_status`, the `/v1`
+`Client` that keeps HAProxy's cookie, and readers of what a conversation stored.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import shutil
 import signal
@@ -28,6 +32,19 @@ COOKIE = "SMOLUI_REPLICA"  # as deploy/haproxy.cfg names it
 START_S = 180.0  # an app start on a busy 2-core machine (gradio, the store's migrations)
 
 
+# A scripted model's replies, replayed in order by each replica process: a quick answer, then
+# one that holds its turn open for an hour (a test kills the replica while it runs).
+ANSWER = "Noted."
+QUICK = f"Thought: I answer at once.\n<code>\nfinal_answer('{ANSWER}')\n</code>"
+HELD = {"content": "<code>\nfinal_answer('Too late.')\n</code>", "delay": 3600}
+
+
+def write_script(path: Path) -> Path:
+    """Write the replicas' scripted replies (QUICK, HELD, again and again) to `path`."""
+    path.write_text(json.dumps({"replies": [QUICK, HELD], "loop": True}), encoding="utf-8")
+    return path
+
+
 def free_port() -> int:
     """A TCP port free on loopback right now."""
     with socket.socket() as sock:
@@ -44,6 +61,21 @@ def missing_haproxy() -> str | None:
 
 def _haproxy() -> str:
     return shutil.which("haproxy") or "/usr/sbin/haproxy"
+
+
+def haproxy_status(stats_csv_url: str) -> dict[str, str]:
+    """Each replica's state on HAProxy's stats page ("UP", "DOWN", ...; {} if unreachable).
+
+    Args:
+        stats_csv_url: The stats page's CSV, e.g. "http://127.0.0.1:8404/stats;csv".
+    """
+    try:
+        with urllib.request.urlopen(stats_csv_url, timeout=10) as answer:
+            text = answer.read().decode("utf-8")
+    except OSError:
+        return {}
+    rows = csv.DictReader(io.StringIO(text.lstrip("# ")))
+    return {row["svname"]: row["status"] for row in rows if row["pxname"] == "replicas"}
 
 
 @dataclass
@@ -121,13 +153,7 @@ class Fleet:
 
     def status(self) -> dict[str, str]:
         """Each replica's state as HAProxy sees it ("UP", "DOWN", ...; {} if unreachable)."""
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{self.stats_port}/stats;csv") as r:
-                text = r.read().decode("utf-8")
-        except OSError:
-            return {}
-        rows = csv.DictReader(io.StringIO(text.lstrip("# ")))
-        return {row["svname"]: row["status"] for row in rows if row["pxname"] == "replicas"}
+        return haproxy_status(f"http://127.0.0.1:{self.stats_port}/stats;csv")
 
     def wait_status(self, name: str, state: str, timeout: float = 60.0) -> None:
         """Wait until HAProxy reports replica `name` in `state` (its checks of /readyz)."""
@@ -142,3 +168,61 @@ class Fleet:
         if self.haproxy is not None and self.haproxy.poll() is None:
             self.haproxy.terminate()
             self.haproxy.wait(timeout=30)
+
+
+class Client:
+    """The `openai` client on the balancer, keeping HAProxy's cookie between calls.
+
+    Args:
+        url: The balancer's address.
+        api_key: A key made with `python -m smolui.auth.keys add USER` (loopback callers of
+            an app without keys may send anything).
+    """
+
+    def __init__(self, url: str, api_key: str = "unused"):
+        import httpx
+        from openai import OpenAI
+
+        self.http = httpx.Client(timeout=120)
+        self.openai = OpenAI(base_url=f"{url}/v1", api_key=api_key, http_client=self.http,
+                             max_retries=0)  # fmt: skip
+
+    @property
+    def replica(self) -> str | None:
+        """The replica HAProxy's cookie sticks this client to."""
+        return self.http.cookies.get(COOKIE)
+
+    def say(self, text: str, conversation_id: str | None = None) -> tuple[str, str]:
+        """One whole turn: (answer, conversation id)."""
+        extra = {"conversation_id": conversation_id} if conversation_id else None
+        reply = self.openai.chat.completions.create(
+            model="smolui", messages=[{"role": "user", "content": text}], extra_body=extra
+        )
+        return reply.choices[0].message.content, reply.model_extra["conversation_id"]
+
+    def stream(self, text: str, conversation_id: str | None, errors: list[Exception]) -> None:
+        """A streamed turn read to its end; what broke it goes into `errors`."""
+        extra = {"conversation_id": conversation_id} if conversation_id else None
+        try:
+            chunks = self.openai.chat.completions.create(
+                model="smolui", messages=[{"role": "user", "content": text}], stream=True,
+                extra_body=extra,
+            )  # fmt: skip
+            for _ in chunks:
+                pass
+        except Exception as error:  # the replica died under it: the point of the test
+            errors.append(error)
+
+
+def users_said(store, owner: str, conversation_id: str) -> list[str]:
+    """The user's messages the store keeps for the conversation, in order."""
+    record = store.get(owner, conversation_id)
+    return [m["content"] for m in record.messages
+            if m.get("role") == "user" and isinstance(m.get("content"), str)]  # fmt: skip
+
+
+def answers(store, owner: str, conversation_id: str, text: str) -> list[str]:
+    """The assistant's messages that say `text` in the stored conversation."""
+    record = store.get(owner, conversation_id)
+    return [m["content"] for m in record.messages
+            if m.get("role") == "assistant" and m.get("content") == text]  # fmt: skip

@@ -10,7 +10,6 @@ hour (so a test can kill the replica while that turn runs).
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,14 +19,12 @@ import pytest
 from smolui.api.access import LOCAL_OWNER
 from smolui.conversations.interrupted import INTERRUPTED_NOTE
 from smolui.store import open_store
-from tests.deploy.fleet import COOKIE, Fleet, missing_haproxy
+from tests.deploy import fleet as fleet_helpers
+from tests.deploy.fleet import ANSWER, Client, Fleet, missing_haproxy, write_script
 from tests.smolui.stale_turn import age_running_state
 from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
-
-QUICK = "Thought: I answer at once.\n<code>\nfinal_answer('Noted.')\n</code>"
-HELD = {"content": "<code>\nfinal_answer('Too late.')\n</code>", "delay": 3600}
 
 
 @pytest.fixture
@@ -35,8 +32,7 @@ def fleet(postgres_server, tmp_path: Path) -> Iterator[Fleet]:
     reason = missing_haproxy()
     if reason:
         pytest.skip(reason)
-    script = tmp_path / "replies.json"
-    script.write_text(json.dumps({"replies": [QUICK, HELD], "loop": True}), encoding="utf-8")
+    script = write_script(tmp_path / "replies.json")
     running = Fleet(tmp_path, postgres_server.create_database(), f"scripted:{script}")
     try:
         yield running.start()
@@ -51,53 +47,12 @@ def store(fleet: Fleet, tmp_path: Path):
     opened.close()
 
 
-class Client:
-    """The `openai` client on the balancer, keeping HAProxy's cookie between calls."""
-
-    def __init__(self, url: str):
-        import httpx
-        from openai import OpenAI
-
-        self.http = httpx.Client(timeout=120)
-        self.openai = OpenAI(base_url=f"{url}/v1", api_key="unused", http_client=self.http,
-                             max_retries=0)  # fmt: skip
-
-    @property
-    def replica(self) -> str | None:
-        """The replica HAProxy's cookie sticks this client to."""
-        return self.http.cookies.get(COOKIE)
-
-    def say(self, text: str, conversation_id: str | None = None) -> tuple[str, str]:
-        """One whole turn: (answer, conversation id)."""
-        extra = {"conversation_id": conversation_id} if conversation_id else None
-        reply = self.openai.chat.completions.create(
-            model="smolui", messages=[{"role": "user", "content": text}], extra_body=extra
-        )
-        return reply.choices[0].message.content, reply.model_extra["conversation_id"]
-
-    def stream(self, text: str, conversation_id: str, errors: list[Exception]) -> None:
-        """A streamed turn read to its end; what broke it goes into `errors`."""
-        try:
-            chunks = self.openai.chat.completions.create(
-                model="smolui", messages=[{"role": "user", "content": text}], stream=True,
-                extra_body={"conversation_id": conversation_id},
-            )  # fmt: skip
-            for _ in chunks:
-                pass
-        except Exception as error:  # the replica died under it: the point of the test
-            errors.append(error)
-
-
 def users_said(store, conversation_id: str) -> list[str]:
-    record = store.get(LOCAL_OWNER, conversation_id)
-    return [m["content"] for m in record.messages
-            if m.get("role") == "user" and isinstance(m.get("content"), str)]  # fmt: skip
+    return fleet_helpers.users_said(store, LOCAL_OWNER, conversation_id)
 
 
 def answers(store, conversation_id: str) -> list[str]:
-    record = store.get(LOCAL_OWNER, conversation_id)
-    return [m["content"] for m in record.messages
-            if m.get("role") == "assistant" and m.get("content") == "Noted."]  # fmt: skip
+    return fleet_helpers.answers(store, LOCAL_OWNER, conversation_id, ANSWER)
 
 
 def test_a_conversation_goes_on_after_its_replica_is_killed_between_turns(fleet, store):

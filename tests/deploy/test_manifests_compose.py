@@ -72,10 +72,33 @@ def test_haproxy_fronts_the_compose_replicas_on_their_port(compose):
         assert "7860" in compose["services"][name]["expose"]
     assert "option httpchk GET /readyz" in config
     assert "cookie SMOLUI_REPLICA insert" in config
-    assert (
-        "./haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro"
-        in (compose["services"]["haproxy"]["volumes"])
-    )
+
+
+def test_every_image_is_built_here_from_one_debian_base(compose):
+    """No image comes from a registry: PostgreSQL and HAProxy are built from Debian packages
+    (deploy/images/), the app from the Dockerfile, all on BASE_IMAGE."""
+    deploy = COMPOSE.parent
+    for name, service in compose["services"].items():
+        build = service["build"]
+        assert "BASE_IMAGE" in build["args"], name
+        containerfile = (deploy / build["context"] / build["dockerfile"]).resolve()
+        assert containerfile.is_file(), f"{name}: {containerfile}"
+        assert "FROM ${BASE_IMAGE}" in containerfile.read_text(encoding="utf-8"), name
+    haproxy = compose["services"]["haproxy"]["build"]
+    containerfile = (deploy / haproxy["context"] / haproxy["dockerfile"]).read_text()
+    assert "COPY haproxy.cfg /etc/haproxy/haproxy.cfg" in containerfile
+    assert (deploy / haproxy["context"] / "haproxy.cfg").resolve() == HAPROXY_CFG
+
+
+def test_the_postgres_image_makes_its_cluster_from_the_environment():
+    entrypoint = (COMPOSE.parent / "images" / "postgres" / "entrypoint.sh").read_text()
+    for variable in ("POSTGRES_USER", "POSTGRES_PASSWORD", "POSTGRES_DB", "PGDATA"):
+        assert variable in entrypoint
+    assert "listen_addresses='*'" in entrypoint
+    assert "scram-sha-256" in entrypoint
+    checked = subprocess.run(["sh", "-n", str(COMPOSE.parent / "images/postgres/entrypoint.sh")],
+                             capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert checked.returncode == 0, checked.stderr
 
 
 def test_haproxy_accepts_the_config():

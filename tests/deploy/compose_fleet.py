@@ -1,0 +1,219 @@
+"""The fleet of deploy/compose.yaml brought up for real: Debian's `docker-compose` (1.29) on
+podman's Docker API, every image built here from the Debian base.
+
+A `ComposeFleet` is one compose project with a name of its own (`smolui-fleet-test-<hex>`),
+so it never meets another test's containers or a person's own `smolui` project. A small
+override file, written next to the test's logs, adds only what a test needs on top of the
+real compose file: the scripted model's replies mounted into both replicas, PostgreSQL and
+HAProxy's stats page published on loopback ports (the test reads the store and waits on
+HAProxy's view of the replicas), and a per-user hourly turn limit.
+
+Every container, network and volume compose makes carries the label
+`com.docker.compose.project=<project>`; `leftovers()` asks podman for them after `down -v`.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import subprocess
+from pathlib import Path
+
+import yaml
+
+from tests.containers import BASE_IMAGE, engine_leftovers, missing_engine
+from tests.deploy.fleet import ROOT, START_S, free_port, haproxy_status
+from tests.waiting import wait_for
+
+COMPOSE = ROOT / "deploy" / "compose.yaml"
+SERVICES = {"a": "app1", "b": "app2"}  # HAProxy's server names (the cookie's values)
+# Tags of their own, so a test never replaces the images a person built from the README.
+POSTGRES_IMAGE = "localhost/smolui-postgres:test"
+HAPROXY_IMAGE = "localhost/smolui-haproxy:test"
+SCRIPT_IN_CONTAINER = "/fleet/replies.json"
+TURNS_PER_HOUR = 3
+
+
+def missing_compose() -> str | None:
+    """Why the compose fleet cannot run here (a message for `pytest.skip`), or None."""
+    reason = missing_engine()
+    if reason:
+        return reason
+    if shutil.which("docker-compose") is None:
+        return "docker-compose is not installed: bash scripts/install.sh --tests"
+    return None
+
+
+class ComposeFleet:
+    """deploy/compose.yaml as one compose project: two replicas, PostgreSQL and HAProxy.
+
+    Args:
+        folder: Where the override file and the logs go.
+        docker_host: podman's Docker API, e.g. "unix:///tmp/.../docker.sock".
+        app_image: The app image both replicas run (`tests.containers.app_image()`).
+        script: A scripted model's replies (JSON) both replicas answer from.
+    """
+
+    def __init__(self, folder: Path, docker_host: str, app_image: str, script: Path):
+        self.project = f"smolui-fleet-test-{secrets.token_hex(4)}"
+        self.folder = folder
+        self.port, self.stats_port, self.database_port = free_port(), free_port(), free_port()
+        self.password = secrets.token_hex(16)
+        self.override = folder / "compose.test.yaml"
+        self.override.write_text(yaml.safe_dump(self._override(script)), encoding="utf-8")
+        script.chmod(0o644)  # the replicas run as uid 1000
+        self.environment = {
+            **{
+                k: v
+                for k, v in os.environ.items()
+                if not k.startswith(("SMOLUI_", "DOCKER_", "COMPOSE_"))
+            },
+            "DOCKER_HOST": docker_host,
+            # compose's default of 60 s per API call is too short on a busy machine, where
+            # podman's answers wait behind other builds and containers.
+            "COMPOSE_HTTP_TIMEOUT": "600",
+            "BASE_IMAGE": BASE_IMAGE,
+            "SMOLUI_IMAGE": app_image,
+            "POSTGRES_IMAGE": POSTGRES_IMAGE,
+            "HAPROXY_IMAGE": HAPROXY_IMAGE,
+            "SMOLUI_DB_PASSWORD": self.password,
+            "SMOLUI_MODEL": f"scripted:{SCRIPT_IN_CONTAINER}",
+            "SMOLUI_PORT": f"127.0.0.1:{self.port}",
+        }
+        self.log = folder / "compose.log"
+
+    def _override(self, script: Path) -> dict:
+        app = {
+            "environment": {"SMOLUI_TURNS_PER_HOUR": str(TURNS_PER_HOUR)},
+            "volumes": [f"{script}:{SCRIPT_IN_CONTAINER}:ro"],
+        }
+        return {
+            "services": {
+                "app1": app,
+                "app2": app,
+                "postgres": {"ports": [f"127.0.0.1:{self.database_port}:5432"]},
+                "haproxy": {
+                    "environment": {"SMOLUI_STATS": ":8404"},
+                    "ports": [f"127.0.0.1:{self.stats_port}:8404"],
+                },
+            }
+        }
+
+    @property
+    def url(self) -> str:
+        """The balancer's address."""
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def database_url(self) -> str:
+        """The fleet's PostgreSQL, as the test reaches it through its published port."""
+        return f"postgresql+psycopg://smolui:{self.password}@127.0.0.1:{self.database_port}/smolui"
+
+    @property
+    def label(self) -> str:
+        """The label compose puts on everything of this project."""
+        return f"com.docker.compose.project={self.project}"
+
+    def _command(self, *args: str) -> list[str]:
+        # An empty env file: a deploy/.env someone keeps in their checkout must not leak in.
+        empty = self.folder / "empty.env"
+        empty.touch()
+        return ["docker-compose", "--project-name", self.project, "--env-file", str(empty),
+                "-f", str(COMPOSE), "-f", str(self.override), *args]  # fmt: skip
+
+    def compose(self, *args: str, timeout: float = 900) -> str:
+        """Run one docker-compose command on this project; its standard output.
+
+        Raises:
+            RuntimeError: It failed (with the end of its output).
+        """
+        done = subprocess.run(self._command(*args), env=self.environment, capture_output=True,
+                              text=True, timeout=timeout, cwd=ROOT)  # fmt: skip
+        with self.log.open("a") as log:
+            log.write(f"$ docker-compose {' '.join(args)}\n{done.stdout}{done.stderr}\n")
+        if done.returncode != 0:
+            raise RuntimeError(f"docker-compose {' '.join(args)} failed: {done.stderr[-3000:]}")
+        return done.stdout
+
+    def build_images(self) -> None:
+        """Build PostgreSQL's and HAProxy's images (podman's layer cache: seconds after the
+        first time). The app image is built by `app_image()` with this machine's CA bundle."""
+        self.compose("build", "postgres", "haproxy", timeout=1800)
+
+    def up(self) -> ComposeFleet:
+        """`docker-compose up -d`, then wait until HAProxy sees both replicas ready."""
+        with self.log.open("ab") as log:
+            starting = subprocess.Popen(self._command("up", "-d", "--no-build"),
+                                        env=self.environment, stdout=log, stderr=log,
+                                        cwd=ROOT)  # fmt: skip
+            try:
+                wait_for(lambda: self._up_finished(starting),
+                         f"docker-compose up never finished (log: {self.log})",
+                         timeout=START_S, poll=1.0)  # fmt: skip
+            finally:
+                if starting.poll() is None:
+                    starting.kill()
+                    starting.wait(timeout=30)
+        if starting.returncode != 0:
+            raise RuntimeError(f"docker-compose up failed: {self.log.read_text()[-3000:]}")
+        for name in SERVICES:
+            self.wait_status(name, "UP", START_S)
+        return self
+
+    def _up_finished(self, starting: subprocess.Popen) -> bool:
+        """True once `up` has exited. Until then, PostgreSQL's health check is run by hand:
+        podman schedules health checks with systemd timers, and where there is no systemd
+        (as here) nothing runs them, so compose would wait for a healthy database forever.
+        Docker Engine runs them itself."""
+        if starting.poll() is not None:
+            return True
+        for container in self.containers("postgres"):
+            subprocess.run(["podman", "healthcheck", "run", container],
+                           capture_output=True, timeout=60)  # fmt: skip
+        return False
+
+    def containers(self, service: str) -> list[str]:
+        """The ids of the service's containers (none before it is created). Asked of podman
+        by compose's labels: no API round trip while `up` keeps the service busy."""
+        listed = subprocess.run(["podman", "ps", "--all", "--quiet", "--filter",
+                                 f"label={self.label}", "--filter",
+                                 f"label=com.docker.compose.service={service}"],
+                                capture_output=True, text=True, check=True, timeout=120)  # fmt: skip
+        return listed.stdout.split()
+
+    def status(self) -> dict[str, str]:
+        """Each replica's state as HAProxy sees it ("UP", "DOWN", ...; {} if unreachable)."""
+        return haproxy_status(f"http://127.0.0.1:{self.stats_port}/stats;csv")
+
+    def wait_status(self, name: str, state: str, timeout: float = 120.0) -> None:
+        """Wait until HAProxy reports replica `name` ("a" or "b") in `state`."""
+        wait_for(lambda: self.status().get(name, "").startswith(state),
+                 f"HAProxy never saw replica {name} {state}: {self.status()} "
+                 f"(logs: docker-compose -p {self.project} logs)", timeout=timeout,
+                 poll=0.5)  # fmt: skip
+
+    def stop(self, name: str) -> None:
+        """Stop replica `name` gracefully (`docker-compose stop`), as a drain or update does."""
+        self.compose("stop", SERVICES[name])
+
+    def kill(self, name: str) -> None:
+        """`kill -9` replica `name`'s container, as a crash or an OOM kill would end it."""
+        for container in self.containers(SERVICES[name]):
+            subprocess.run(["podman", "kill", "--signal", "KILL", container],
+                           check=True, capture_output=True, timeout=60)  # fmt: skip
+
+    def add_key(self, user: str) -> str:
+        """An API key for `user`, made inside a replica as the README says: through the
+        balancer the app sees no loopback caller, so `/v1` needs a key."""
+        said = self.compose("exec", "-T", SERVICES["a"], "python", "-m", "smolui.auth.keys",
+                            "add", user, timeout=300)  # fmt: skip
+        return said.strip().splitlines()[-1]
+
+    def down(self) -> None:
+        """`docker-compose down -v`: containers, the network and the volumes go."""
+        self.compose("down", "--volumes", "--remove-orphans", "--timeout", "10", timeout=600)
+
+    def leftovers(self) -> dict[str, list[str]]:
+        """What of this project podman still has: containers, networks, volumes, conmons."""
+        return engine_leftovers(self.label)
