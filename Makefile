@@ -43,4 +43,5 @@ bench:
 	$(PYTHON) bench/ways_in.py
 	$(PYTHON) bench/turn_cost.py
 	$(PYTHON) bench/soak.py
+	$(PYTHON) bench/service_costs.py
 	$(PYTHON) bench/app_image.py

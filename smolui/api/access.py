@@ -6,10 +6,14 @@ import ipaddress
 from dataclasses import dataclass
 from typing import Any
 
+from starlette.datastructures import Headers
+
 from smolui.auth import Identity, SignIn
 from smolui.auth.identity import client_address
 from smolui.auth.keys import ApiKeys
 
+# Headers a proxy adds: a request carrying one came through a proxy, not from this machine.
+FORWARDING_HEADERS = ("forwarded", "x-forwarded-for", "x-forwarded-host", "x-real-ip")
 LOCAL_OWNER = "api:local"  # owns the conversations of key-less loopback callers
 KEY_NEEDED = (
     "An API key is needed: send 'Authorization: Bearer <key>' "
@@ -79,7 +83,12 @@ class ApiAccess:
             return Refused(401, BAD_KEY if token else KEY_NEEDED)
         # No key exists and sign-in is off: any token (clients insist on sending one) is
         # ignored, and the address decides.
-        if not _loopback(client) or not _loopback_host(request):
+        proxied = self.sign_in.trust_forwarded
+        if (
+            not _loopback(client)
+            or not _loopback_host(request)
+            or not _came_through(request, proxied)
+        ):
             return Refused(403, LOOPBACK_ONLY)
         return Caller(Identity(client=client), LOCAL_OWNER)
 
@@ -102,6 +111,25 @@ def _loopback_host(request: Any) -> bool:
         return True
     name = host[1:].partition("]")[0] if host.startswith("[") else host.rpartition(":")[0] or host
     return name == "localhost" or _loopback(name)
+
+
+def _came_through(request: Any, proxies: int) -> bool:
+    """Whether a loopback request's forwarding headers fit the proxies trusted: with none
+    trusted, it carries none; else its `X-Forwarded-For` names a hop for each.
+
+    Behind a proxy on this machine every request arrives from loopback. A proxy not
+    declared (`SMOLUI_TRUST_PROXY`) still tells of itself in most setups by a forwarding
+    header; a declared one that added no entry (nginx adds none unless told to) says
+    nothing of its client. Either way the key-less loopback door must stay shut.
+    """
+    headers = getattr(request, "headers", None)
+    if not isinstance(headers, Headers):  # a test double, or no HTTP request
+        return proxies < 1
+    if proxies < 1:
+        return not any(name in headers for name in FORWARDING_HEADERS)
+    values = headers.getlist("x-forwarded-for")
+    entries = [entry for value in values for entry in value.split(",") if entry.strip()]
+    return len(entries) >= proxies
 
 
 def _loopback(address: str | None) -> bool:

@@ -305,12 +305,24 @@ class GradioUI(GradioUIApiMixin):
         if self.shares is not None:
             routes.append(self.shares.router())
         middleware = [self.api.body_limit()] if self.api is not None else []
+        middleware.append(self._upload_gate())
         self.server = serve(
             demo, self.metrics, self.ready_checks, options, self.listen_socket, routes, middleware
         )
         if not options.get("prevent_thread_lock"):
             self.server.wait()
         return self.server
+
+    def _upload_gate(self) -> Any:
+        """The bound on gradio's upload route (`smolui.api.upload_gate`), as middleware: it
+        writes to the disk before any handler, for anyone who may open the page."""
+        from starlette.middleware import Middleware
+
+        from smolui.api.upload_gate import UploadGate
+
+        proxies = self.admission.sign_in.trusted_proxies if self.admission else 0
+        return Middleware(UploadGate, max_files=self.settings.max_files, trusted_proxies=proxies,
+                          max_file_bytes=int(self.settings.max_file_size_mb * MB))  # fmt: skip
 
     def close(self) -> None:
         """Stop serving and free every conversation's agent."""

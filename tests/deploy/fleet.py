@@ -98,7 +98,10 @@ class Replica:
     def start(self) -> None:
         command = [sys.executable, "app.py", "--host", "127.0.0.1", "--port", str(self.port),
                    *self.flags]  # fmt: skip
-        env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1"}
+        # Behind deploy/haproxy.cfg, which adds X-Forwarded-For: declared as deploy/compose.yaml
+        # does, so a key-less caller on this machine is still told apart from the internet.
+        env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1",
+               "SMOLUI_TRUST_PROXY": "true"}  # fmt: skip
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=out)
 
