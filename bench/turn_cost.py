@@ -12,7 +12,9 @@ a person does: type, press send, wait for the turn's footer; for one conversatio
 - app CPU: the server's CPU seconds for the turn (its sandbox workers included);
 - page: the browser main thread's busy seconds for the turn.
 
-Goal: message 60 within 1.3x of message 1 on each. The machine's load average is printed:
+Goal: message 60 within 1.3x of message 1 on each. The page holds a window of the chat's last
+messages (`SMOLUI_CHAT_WINDOW`, `smolui.render.chat_window`), so the messages are found by
+their text, not counted. The machine's load average is printed:
 on a busy machine the figures are noisy, compare ratios of one run.
 """
 
@@ -26,18 +28,27 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from ui import ARGS, CHROMIUM, ServerProcess, cpu_seconds, open_page, submit, wait_footer  # noqa: E402
+from ui import ARGS, CHROMIUM, ServerProcess, cpu_seconds, open_page, submit  # noqa: E402
 
-# Records when each new user message appears in the chat (wall-clock ms).
-USER_WATCH = """() => {
-  window.__users = [];
-  const seen = () => document.querySelectorAll('#chat .message-row.user-row, #chat .user-row').length;
-  let count = seen();
-  new MutationObserver(() => {
-    const now = seen();
-    if (now > count) { window.__users.push(Date.now()); }
-    count = now;
-  }).observe(document.body, {childList: true, subtree: true});
+# Records when message N (the person's "message N: ...") first shows, and when a footer first
+# shows after it. Found by its text, not by counting rows: the page holds a window of the chat
+# (`smolui.render.chat_window`), so rows come and go as the conversation grows.
+TURN_WATCH = """() => {
+  window.__users = {};
+  window.__ends = {};
+  const look = () => {
+    const users = document.querySelectorAll('#chat .user-row');
+    const last = users[users.length - 1];
+    const found = last && /message (\\d+):/.exec(last.textContent || '');
+    if (!found) return;
+    const n = found[1], now = Date.now();
+    if (!(n in window.__users)) window.__users[n] = now;
+    const subs = document.querySelectorAll('#chat sub');
+    const footer = subs[subs.length - 1];
+    const after = footer && (last.compareDocumentPosition(footer) & Node.DOCUMENT_POSITION_FOLLOWING);
+    if (after && !(n in window.__ends)) window.__ends[n] = now;
+  };
+  new MutationObserver(look).observe(document.body, {childList: true, subtree: true, characterData: true});
 }"""
 AT = (1, 30, 60)
 
@@ -59,7 +70,7 @@ def main() -> None:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         page = open_page(browser, app.url)
-        page.evaluate(USER_WATCH)
+        page.evaluate(TURN_WATCH)
         cdp = page.context.new_cdp_session(page)
         cdp.send("Performance.enable")
 
@@ -70,9 +81,9 @@ def main() -> None:
         for n in range(1, args.messages + 1):
             cpu, busy = cpu_seconds(app.proc.pid)["server"], page_busy()
             sent = submit(page, f"message {n}: what is {n} times two?")
-            page.wait_for_function(f"window.__users.length >= {n}")
-            shown = page.evaluate(f"window.__users[{n - 1}]")
-            ended = wait_footer(page, n)
+            page.wait_for_function(f"'{n}' in window.__ends")
+            page.locator("#message textarea:not([disabled])").wait_for()
+            shown, ended = page.evaluate(f"[window.__users['{n}'], window.__ends['{n}']]")
             row = (
                 n,
                 shown - sent,
@@ -85,8 +96,8 @@ def main() -> None:
             print("{:>8} {:>8.0f} {:>7.2f} {:>9.3f} {:>7.3f}".format(*row), file=sys.stderr)
         chat_kb = len(page.locator("#chat").inner_html()) / 1024
         browser.close()
+    print_table(rows, chat_kb, args)  # before the server stops: a slow stop loses nothing
     app.close()
-    print_table(rows, chat_kb, args)
 
 
 def print_table(rows: list[tuple[int, float, float, float, float]], chat_kb: float, args) -> None:

@@ -208,6 +208,7 @@ class GradioUI(GradioUIApiMixin):
                 waiting=self.settings.queue_size,
                 usage=self.admission.usage_report,
                 export_link=self.downloads.export_link,
+                chat_window=self.settings.chat_window,
             )
             share_events(layout, self.shares, sign_in)  # nothing when sharing is off
 

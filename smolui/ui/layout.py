@@ -58,6 +58,10 @@ class Layout:
     # The chat the echo of a sent message showed, kept on the server (a `gr.State`) for the
     # turn that follows: the page never sends its whole chat back with the turn.
     sent_chat: Any = None
+    # The messages before the chat's window, kept on the server (a `gr.State`), and the
+    # button above the chat that brings them back (`smolui.ui.chat_window`).
+    earlier: Any = None
+    earlier_button: Any = None
     search: Any = None
     title: Any = None
     rename: Any = None
@@ -220,6 +224,7 @@ def build_layout(
         conversation_id = gr.State(None)
         pending = gr.State(None)
         sent_chat = gr.State(None)
+        earlier = gr.State([])
         sidebar = _sidebar(models, share_panel)
         new_chat, conversations, panel, export_md, export_json, manage = sidebar
         header = (
@@ -228,6 +233,10 @@ def build_layout(
         gr.Markdown(header, elem_classes="smolui-header")
         if sign_in_button is not None:
             sign_in_button()
+        # Shown while a long chat holds earlier messages back (`smolui.ui.chat_window`).
+        earlier_button = gr.Button(
+            "↑ Earlier messages", size="sm", visible=False, elem_classes="smolui-earlier"
+        )
         chatbot = gr.Chatbot(
             label="Agent",
             show_label=False,
@@ -292,6 +301,8 @@ def build_layout(
             conversation_id=conversation_id,
             pending=pending,
             sent_chat=sent_chat,
+            earlier=earlier,
+            earlier_button=earlier_button,
             examples=gallery,
             attachment_checks=checks,
             check_files=check_files,

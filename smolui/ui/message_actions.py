@@ -15,13 +15,17 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from smolui.handlers.chat import ChatHandlers
-from smolui.handlers.message_actions import ActionResult, Message, MessageActions
+from smolui.handlers.message_actions import ActionResult, MessageActions
+from smolui.render.chat_window import shown_versions
 from smolui.turns.pending import PendingTurn
+from smolui.ui.chat_window import PageWindow
 from smolui.ui.layout import Layout
 
 # Hands the versions of the messages shown to the page script, and its click back.
 SHOW_VERSIONS_JS = "(versions) => { if (window.smoluiVersions) window.smoluiVersions(versions); }"
-REQUEST_JS = "(chat, id, request) => [chat, id, window.smoluiVersionRequest || null]"
+REQUEST_JS = (
+    "(chat, earlier, id, request) => [chat, earlier, id, window.smoluiVersionRequest || null]"
+)
 
 
 def answering_panel(chat: ChatHandlers) -> Callable[[Any, Any], Any]:
@@ -40,14 +44,17 @@ def answering_panel(chat: ChatHandlers) -> Callable[[Any, Any], Any]:
     return panel
 
 
-def action_adapters(chat: ChatHandlers) -> dict[str, Callable]:
-    """The actions in the shape gradio calls them; notices become toasts.
+def action_adapters(chat: ChatHandlers, window: PageWindow) -> dict[str, Callable]:
+    """The actions in the shape gradio calls them; notices become toasts. Each takes the
+    page's window and the messages held back before it (`window.inputs`), acts on the whole
+    chat, and returns a new cut (`window.outputs`) first.
 
-    Returned: "undo" (chat, id -> chat), "retry" and "edit" (-> chat, pending, message box,
+    Returned: "undo" (-> the cut), "retry" and "edit" (-> the cut, pending, message box,
     Stop button: a turn that starts disables the box and enables Stop, as a sent message does).
 
     Args:
         chat: The page's turn handlers.
+        window: Cuts the chat the page is sent.
     """
     import gradio as gr
 
@@ -55,26 +62,29 @@ def action_adapters(chat: ChatHandlers) -> dict[str, Callable]:
 
     actions = MessageActions(chat)
 
-    def shown(result: ActionResult) -> list[Message]:
+    def shown(result: ActionResult, keep: int | None = None) -> tuple:
         if result.notice:
             gr.Info(result.notice)
-        return result.chat
+        return window.cut(result.chat, keep)
 
-    def starts(result: ActionResult) -> tuple:
+    def starts(result: ActionResult, keep: int | None = None) -> tuple:
         running = result.pending is not None
         box = gr.MultimodalTextbox(interactive=False) if running else gr.MultimodalTextbox()
-        return shown(result), result.pending, box, stop_button(running)
+        return (*shown(result, keep), result.pending, box, stop_button(running))
 
-    def undo(history: list, conversation_id: Any) -> list[Message]:
-        return shown(actions.undo(history, conversation_id))
+    def undo(shown_now: list, earlier: list, conversation_id: Any) -> tuple:
+        return shown(actions.undo(window.full(shown_now, earlier), conversation_id))
 
-    def retry(history: list, conversation_id: Any) -> tuple:
-        return starts(actions.retry(history, conversation_id))
+    def retry(shown_now: list, earlier: list, conversation_id: Any) -> tuple:
+        return starts(actions.retry(window.full(shown_now, earlier), conversation_id))
 
-    def edit(history: list, conversation_id: Any, data: gr.EditData) -> tuple:
-        index = data.index if isinstance(data.index, int) else data.index[0]
+    def edit(shown_now: list, earlier: list, conversation_id: Any, data: gr.EditData) -> tuple:
+        at = data.index if isinstance(data.index, int) else data.index[0]
+        index = window.index(earlier, at)  # the page counts from its window's first message
+        history = window.full(shown_now, earlier)
         result = actions.edit(history, conversation_id, index, data.value, data.previous_value)
-        return starts(result)
+        # Refused, the chat is as it was: the window stays where the person was reading.
+        return starts(result, keep=index if result.pending is None else None)
 
     return {"undo": undo, "retry": retry, "edit": edit}
 
@@ -107,9 +117,11 @@ def wire_actions(
     run: tuple,
     after: tuple,
     turn: dict[str, Any],
+    window: PageWindow,
 ) -> None:
     """Attach the chat's own icons (call inside `with layout.demo:`): retry, edit and undo
-    of the last message, and the trash, which clears like the Clear button.
+    of the last message, the trash, which clears like the Clear button, and the "Earlier
+    messages" button above the chat.
 
     Args:
         layout: The page's components.
@@ -117,44 +129,52 @@ def wire_actions(
         run: (handler, inputs, outputs) of the queued turn that follows a retry or an edit.
         after: (handler, inputs, outputs) that refreshes the page once a turn ends.
         turn: The queued turn's event options (concurrency limit and id).
+        window: Cuts the chat the page is sent.
     """
     from smolui.ui.wiring import safe
 
     ui = layout
-    fn = {name: safe(handler) for name, handler in action_adapters(chat).items()}
-    started = [ui.chatbot, ui.pending, ui.textbox, ui.stop]
+    fn = {name: safe(handler) for name, handler in action_adapters(chat, window).items()}
+    acting = [*window.inputs, ui.conversation_id]
+    started = [*window.outputs, ui.pending, ui.textbox, ui.stop]
     # Queued (without a limit) so their notices can reach the page.
     options = dict(concurrency_limit=None, show_progress="hidden")
     panel = (safe(answering_panel(chat)), [ui.conversation_id, ui.pending], [ui.panel])
     retried = retried_turn(run[0], run[1], ui)
-    refresh = wire_versions(ui, chat, options)
+    refresh = wire_versions(ui, chat, options, window)
     for event, handler in ((ui.chatbot.retry, fn["retry"]), (ui.chatbot.edit, fn["edit"])):
-        acted = event(handler, [ui.chatbot, ui.conversation_id], started, **options)
+        acted = event(handler, acting, started, **options)
         # An edit or a retry starts a branch: its switcher shows once its turn has saved
         # the new version's first message.
         ran = acted.then(*panel, queue=False).then(*retried, **turn)
         refresh(ran.then(*after, queue=False))
     refresh(
-        ui.chatbot.undo(fn["undo"], [ui.chatbot, ui.conversation_id], [ui.chatbot], **options).then(
-            *after, queue=False
-        )
+        ui.chatbot.undo(fn["undo"], acting, window.outputs, **options).then(*after, queue=False)
     )
     # The page's script sends trash clicks to Clear (which asks first); this only runs
     # where that script did not, so the server forgets what the page no longer shows.
-    ui.chatbot.clear(safe(chat.clear), [ui.conversation_id], [ui.chatbot], queue=False).then(
+    clear = safe(lambda conversation_id: window.cut(chat.clear(conversation_id)))
+    ui.chatbot.clear(clear, [ui.conversation_id], window.outputs, queue=False).then(
         *after, queue=False
     )
+    window.wire(refresh)
 
 
-def wire_versions(ui: Layout, chat: ChatHandlers, options: dict[str, Any]) -> Callable[[Any], Any]:
+def wire_versions(
+    ui: Layout, chat: ChatHandlers, options: dict[str, Any], window: PageWindow
+) -> Callable[[Any], Any]:
     """The versions of the messages shown, kept up to date for the page script, and the
     switch it asks for (call inside `with layout.demo:`). Returns what chains the refresh
     after another event (`refresh(event)`).
+
+    The page places a switcher by the person's turn it belongs to, counted in its window;
+    the position a click sends back is the conversation's (`shown_versions`).
 
     Args:
         ui: The page's components.
         chat: The page's turn handlers.
         options: The actions' event options.
+        window: Cuts the chat the page is sent.
     """
     import gradio as gr
 
@@ -169,32 +189,45 @@ def wire_versions(ui: Layout, chat: ChatHandlers, options: dict[str, Any]) -> Ca
     switch_button = gr.Button("Switch version", elem_classes="smolui-switch-version")
     list_button = gr.Button("List versions", elem_classes="smolui-list-versions")
 
-    def listed(conversation_id: Any) -> list[dict[str, Any]]:
-        return actions.versions(conversation_id)
+    def listed(earlier: Any, conversation_id: Any) -> list[dict[str, Any]]:
+        # The held-back messages alone say how many turns the window hides (it opens on a
+        # turn's first message); the window itself is not sent, so this event stays small.
+        found = actions.versions(conversation_id)
+        if not found or not earlier:
+            return found
+        return shown_versions(found, list(earlier), len(earlier))
 
-    def switch(history: list, conversation_id: Any, asked: Any) -> list[Message]:
+    def switch(shown_now: list, earlier: list, conversation_id: Any, asked: Any) -> tuple:
         asked = asked if isinstance(asked, dict) else {}
-        result = actions.switch(history, conversation_id, asked.get("position"), asked.get("step"))
+        position = asked.get("position")
+        history = window.full(shown_now, earlier)
+        result = actions.switch(history, conversation_id, position, asked.get("step"))
         if result.notice:
             gr.Info(result.notice)
-        return result.chat
+        # The switched message stays in view, however far back the person had scrolled.
+        return window.cut(result.chat, position if isinstance(position, int) else None)
 
     quiet = dict(queue=False, show_progress="hidden")
+
+    listing = [ui.earlier, ui.conversation_id]
 
     def refresh(event: Any) -> Any:
         # A hidden component has no change event in the page: the script is handed the
         # versions by a step of its own.
-        return event.then(safe(listed), [ui.conversation_id], [versions], **quiet).then(
+        return event.then(safe(listed), listing, [versions], **quiet).then(
             None, [versions], None, js=SHOW_VERSIONS_JS, **quiet
         )
 
     refresh(
         switch_button.click(
-            safe(switch), [ui.chatbot, ui.conversation_id, request], [ui.chatbot],
-            js=REQUEST_JS, **options,
+            safe(switch),
+            [*window.inputs, ui.conversation_id, request],
+            window.outputs,
+            js=REQUEST_JS,
+            **options,
         )
-    )  # fmt: skip
-    list_button.click(safe(listed), [ui.conversation_id], [versions], **quiet).then(
+    )
+    list_button.click(safe(listed), listing, [versions], **quiet).then(
         None, [versions], None, js=SHOW_VERSIONS_JS, **quiet
     )
     return refresh

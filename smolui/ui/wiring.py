@@ -14,9 +14,11 @@ from typing import Any
 from smolui.auth import Identity, SignIn, with_identity
 from smolui.handlers.chat import ChatHandlers
 from smolui.handlers.conversations import ConversationHandlers
+from smolui.render.chat_window import CHAT_WINDOW
 from smolui.sessions.model_choice import DEFAULT_CHOICE
 from smolui.turns.pending import PendingTurn
 from smolui.ui.approvals import wire_approvals
+from smolui.ui.chat_window import PageWindow
 from smolui.ui.controls import retry_adapter, stop_adapter, stop_button
 from smolui.ui.file_events import wire_attachment_checks, wire_export
 from smolui.ui.layout import Layout
@@ -69,17 +71,23 @@ def _identifier(sign_in: SignIn | None) -> Callable[[Any, Any], Identity]:
 
 
 def _turn_adapters(
-    chat: ChatHandlers, conversations: ConversationHandlers, identify: Callable
+    chat: ChatHandlers,
+    conversations: ConversationHandlers,
+    identify: Callable,
+    window: PageWindow,
 ) -> dict[str, Callable]:
     import gradio as gr
 
-    def echo(message: Any, history: list, conversation_id: Any) -> tuple:
+    def echo(message: Any, shown_now: list, earlier: list, conversation_id: Any) -> tuple:
+        history = window.full(shown_now, earlier)
         shown, pending = chat.echo(message, history, conversation_id)
         busy = pending is not None
+        # A sent message brings the page back to the chat's end; nothing sent changes nothing.
+        cut = window.cut(shown) if busy else (gr.skip(), gr.skip(), gr.skip())
         return (
-            shown,
+            *cut,
             pending,
-            shown if busy else None,  # for the turn, on the server (`Layout.sent_chat`)
+            cut[0] if busy else None,  # for the turn, on the server (`Layout.sent_chat`)
             gr.MultimodalTextbox(value=None, interactive=False) if busy else gr.MultimodalTextbox(),
             stop_button(busy),
             chat.side_panel(conversation_id, pending) if busy else gr.skip(),
@@ -87,13 +95,18 @@ def _turn_adapters(
 
     def run(
         pending: PendingTurn | None,
-        history: list,
+        shown_now: list,
+        earlier: list,
         conversation_id: Any,
         request: gr.Request,
         profile: gr.OAuthProfile | None,
     ):
+        # The turn runs on the whole chat; the page is sent only its window of each update.
         who = identify(request, profile)
-        yield from chat.run_turn(pending, history, conversation_id, _page(request), who)
+        history = window.full(shown_now, earlier)
+        turn = chat.run_turn(pending, history, conversation_id, _page(request), who)
+        for shown, shown_id in turn:
+            yield window.tail(shown, earlier), shown_id
 
     def after_turn(
         conversation_id: Any, store: Any, request: gr.Request, profile: gr.OAuthProfile | None
@@ -112,11 +125,23 @@ def _turn_adapters(
             stop_button(running),
         )
 
-    return {"echo": echo, "run": run, "after_turn": after_turn}
+    retried = retry_adapter(chat)
+
+    def retry(shown_now: list, earlier: list, conversation_id: Any) -> tuple:
+        shown, pending, stop = retried(window.full(shown_now, earlier), conversation_id)
+        return (*window.cut(shown), pending, stop)
+
+    def clear(conversation_id: Any) -> tuple:
+        return window.cut(chat.clear(conversation_id))
+
+    return {"echo": echo, "run": run, "after_turn": after_turn, "retry": retry, "clear": clear}
 
 
 def _conversation_adapters(
-    chat: ChatHandlers, conversations: ConversationHandlers, identify: Callable
+    chat: ChatHandlers,
+    conversations: ConversationHandlers,
+    identify: Callable,
+    window: PageWindow,
 ) -> dict[str, Callable]:
     import gradio as gr
 
@@ -130,7 +155,8 @@ def _conversation_adapters(
         model = conversations.model_of(conversation_id)  # the picker shows the chat's model
         if model and not chat.config.model_available(model):
             model = DEFAULT_CHOICE  # gone since it was stored: its next turn uses the default
-        return conversation_id, history, store, radio, chat.side_panel(conversation_id), model
+        panel = chat.side_panel(conversation_id)
+        return conversation_id, *window.cut(history), store, radio, panel, model
 
     def load(store: Any, request: gr.Request, profile: gr.OAuthProfile | None) -> tuple:
         # The message box opens only now: a message sent before the page knows its owner
@@ -170,14 +196,15 @@ def _conversation_adapters(
     def unload(request: gr.Request) -> None:
         conversations.page_closed(_page(request))
 
-    def follow(conversation_id: Any, request: gr.Request):
+    def follow(conversation_id: Any, earlier: list, request: gr.Request):
         # Touches the controls only when it follows a turn: this event may run late, after
         # the visitor already sent a message of their own.
         yield gr.skip(), gr.skip(), gr.skip(), gr.skip()  # gradio needs one update, always
         followed = False
         for shown in chat.follow(conversation_id, _page(request)):
             followed = True
-            yield shown, gr.MultimodalTextbox(interactive=False), stop_button(True), gr.skip()
+            box = gr.MultimodalTextbox(interactive=False)
+            yield window.tail(shown, earlier), box, stop_button(True), gr.skip()
         if followed:  # the panel said "answering" since the page opened mid-turn
             ready = chat.side_panel(conversation_id)
             yield gr.skip(), gr.MultimodalTextbox(interactive=True), stop_button(False), ready
@@ -238,7 +265,10 @@ def _conversation_adapters(
 
 
 def adapters(
-    chat: ChatHandlers, conversations: ConversationHandlers, sign_in: SignIn | None = None
+    chat: ChatHandlers,
+    conversations: ConversationHandlers,
+    sign_in: SignIn | None = None,
+    window: PageWindow | None = None,
 ) -> dict[str, Callable]:
     """The handlers in the shape gradio calls them: component values in, updates out.
 
@@ -248,15 +278,16 @@ def adapters(
         chat: Turn and control handlers.
         conversations: Load, new chat, switch, save and unload handlers.
         sign_in: Who a request comes from (None: everyone is anonymous).
+        window: Cuts the chats sent to the page (None: a page without components, whose
+            chat is never cut).
     """
     identify = _identifier(sign_in)
+    window = window or PageWindow(None, None, None, size=0)
     handlers = {
-        **_turn_adapters(chat, conversations, identify),
-        **_conversation_adapters(chat, conversations, identify),
-        "retry": retry_adapter(chat),
+        **_turn_adapters(chat, conversations, identify, window),
+        **_conversation_adapters(chat, conversations, identify, window),
         "panel": answering_panel(chat),
         "stop": stop_adapter(chat),
-        "clear": chat.clear,
     }
     unwrapped = ("run", "unload", "follow")
     return {name: fn if name in unwrapped else safe(fn) for name, fn in handlers.items()}
@@ -272,6 +303,7 @@ def wire(
     waiting: int = 0,
     usage: Callable[[Identity], list] | None = None,
     export_link: Callable[[str, str, str], str] | None = None,
+    chat_window: int = CHAT_WINDOW,
 ) -> None:
     """Attach every event of the page (call inside `with layout.demo:`).
 
@@ -288,9 +320,12 @@ def wire(
             API endpoint `/usage` (no page element); None: no such endpoint.
         export_link: Makes the link of a stored conversation's export (owner, id, format);
             None: the export buttons do nothing.
+        chat_window: Messages the page's chat holds; earlier ones load on demand (0: all).
     """
-    ui, fn = layout, adapters(chat, conversations, sign_in)
-    run_inputs = [ui.pending, ui.chatbot, ui.conversation_id]
+    ui = layout
+    window = PageWindow(ui.chatbot, ui.earlier, ui.earlier_button, chat_window)
+    fn = adapters(chat, conversations, sign_in, window)
+    run_inputs = [ui.pending, *window.inputs, ui.conversation_id]
     limit = concurrency + waiting
     turn = dict(concurrency_limit=limit, concurrency_id="turn", show_progress="hidden")
     after = (
@@ -298,16 +333,16 @@ def wire(
         [ui.conversation_id, ui.store],
         [ui.store, ui.conversations, ui.panel, ui.textbox, ui.stop],
     )
-    opened = [ui.conversation_id, ui.chatbot, ui.store, ui.conversations, ui.panel, ui.model]
+    opened = [ui.conversation_id, *window.outputs, ui.store, ui.conversations, ui.panel, ui.model]
 
     # The sent message's turn starts from the chat its echo showed, kept on the server: the
-    # page sends its chat once a message (to the echo), not again with the turn.
-    sent_inputs = [ui.pending, ui.sent_chat, ui.conversation_id]
+    # page sends its window once a message (to the echo), not again with the turn.
+    sent_inputs = [ui.pending, ui.sent_chat, ui.earlier, ui.conversation_id]
     (
         ui.textbox.submit(
             fn["echo"],
-            [ui.textbox, ui.chatbot, ui.conversation_id],
-            [ui.chatbot, ui.pending, ui.sent_chat, ui.textbox, ui.stop, ui.panel],
+            [ui.textbox, *window.inputs, ui.conversation_id],
+            [*window.outputs, ui.pending, ui.sent_chat, ui.textbox, ui.stop, ui.panel],
             queue=False,
         )
         .then(fn["run"], sent_inputs, [ui.chatbot, ui.conversation_id], **turn)
@@ -317,8 +352,8 @@ def wire(
     (
         ui.retry.click(
             fn["retry"],
-            [ui.chatbot, ui.conversation_id],
-            [ui.chatbot, ui.pending, ui.stop],
+            [*window.inputs, ui.conversation_id],
+            [*window.outputs, ui.pending, ui.stop],
             concurrency_limit=None,
             show_progress="hidden",
         )
@@ -328,17 +363,18 @@ def wire(
     )
     ui.stop.click(fn["stop"], [ui.conversation_id], None, queue=False)
     # Clear asks first in the page's script (smolui/assets/smolui.js), before gradio sees it.
-    ui.clear.click(fn["clear"], [ui.conversation_id], [ui.chatbot], queue=False).then(
+    ui.clear.click(fn["clear"], [ui.conversation_id], window.outputs, queue=False).then(
         *after, queue=False
     )
     run = (fn["run"], run_inputs, [ui.chatbot, ui.conversation_id])
-    wire_actions(ui, chat, run, after, turn)  # the chat's retry, undo, edit and trash icons
+    wire_actions(ui, chat, run, after, turn, window)  # the chat's retry, undo, edit, trash
     ui.new_chat.click(fn["new_chat"], [ui.store, ui.model], [*opened, ui.textbox], queue=False)
     # Queued (without a limit) so its "keeps its model" notice can reach the page.
     pick = dict(concurrency_limit=None, show_progress="hidden")
     ui.model.input(fn["pick_model"], [ui.model, ui.conversation_id], [ui.panel], **pick)
     # A page that opens a conversation while its turn runs (reload, second tab) follows the turn.
-    follow = (fn["follow"], [ui.conversation_id], [ui.chatbot, ui.textbox, ui.stop, ui.panel])
+    follow_outputs = [ui.chatbot, ui.textbox, ui.stop, ui.panel]
+    follow = (fn["follow"], [ui.conversation_id, ui.earlier], follow_outputs)
     follow_options = dict(concurrency_limit=None, show_progress="hidden")
     ui.conversations.input(
         fn["switch"],

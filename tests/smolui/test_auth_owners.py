@@ -32,20 +32,20 @@ def test_a_hf_user_finds_their_conversations_from_any_browser(tmp_path):
         julien = profile("julien")
         conversation_id, chat, _store, *_ = fn["load"]({}, page, julien)
         shown, pending = app.chat.echo({"text": "My favourite is teal", "files": []}, chat)
-        final, _ = list(fn["run"](pending, shown, conversation_id, page, julien))[-1]
+        final, _ = list(fn["run"](pending, shown, [], conversation_id, page, julien))[-1]
         assert "Noted teal." in str(final)
         assert app.keeper.store.owner_of(conversation_id) == "hf:julien"
 
         # Another browser (its own random key), same HF account: the conversation is listed.
         other = gr.Request(username=None, session_hash="page-2")
-        _, _, store, radio, *_ = fn["load"]({"owner": "k" * 43}, other, julien)
+        _, _, _, _, store, radio, *_ = fn["load"]({"owner": "k" * 43}, other, julien)
         assert conversation_id in [value for _, value in radio.choices]
         # Someone else, or nobody signed in: not listed, and their turns are refused.
-        _, _, _, radio, *_ = fn["load"]({}, other, profile("mallory"))
+        _, _, _, _, _, radio, *_ = fn["load"]({}, other, profile("mallory"))
         assert conversation_id not in [value for _, value in radio.choices]
         anonymous_id, chat, *_ = fn["load"]({}, other, None)
         shown, pending = app.chat.echo({"text": "hello", "files": []}, chat)
-        refused, _ = list(fn["run"](pending, shown, anonymous_id, other, None))[-1]
+        refused, _ = list(fn["run"](pending, shown, [], anonymous_id, other, None))[-1]
         assert "Sign in with Hugging Face" in str(refused)
     finally:
         app.close()
