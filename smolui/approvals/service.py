@@ -11,6 +11,7 @@ action as answered, without asking the model again for that step.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import weakref
 from collections.abc import Callable, Iterator
@@ -20,13 +21,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 from agents.approval import ApprovalPolicy
 from agents.loop.agent import MultiStepAgent
 from smolui.approvals.approver import ConversationApprover, ReplayApprover
-from smolui.approvals.setting import approve_value, default_on
+from smolui.approvals.setting import approve_value, default_on, missing_tools
 from smolui.approvals.waiting import POLL_S, AnswerBell, Message, TurnApprovals
 from smolui.render.approval import arguments_text
 from smolui.sessions import Session
 
 if TYPE_CHECKING:  # the store (SQLAlchemy) loads on first use, not with the app
     from smolui.store.approvals import ApprovalStore, StoredApproval
+
+logger = logging.getLogger(__name__)
 
 ACTIONS = ("run", "skip", "stop", "always")
 ALREADY_ANSWERED = "This action was already answered (in another tab, or by someone else)."
@@ -186,9 +189,6 @@ class ChatApprovals:
 
         Returns:
             The turn's chat: the follower shows its chat through it.
-
-        Raises:
-            AgentConfigError: `--approve` names a tool this agent does not have.
         """
         shown = TurnApprovals(publish, keep, chat)
         self._supersede(session.id)
@@ -199,7 +199,11 @@ class ChatApprovals:
             gate.policy, gate.approver, gate.on_interrupt = own_policy, own_approver, None
             return shown
         names = [*agent.tools, *agent.managed_agents]
-        gate.policy = ApprovalPolicy.parse(approve_value(self.setting), names)
+        missing = missing_tools(self.setting, names)
+        if missing:
+            logger.warning("--approve names %s, which this agent does not have: nothing waits "
+                           "for them here", ", ".join(missing))  # fmt: skip
+        gate.policy = ApprovalPolicy.parse(approve_value(self.setting, names), names)
         stopped = lambda: session.stop_requested.is_set() or gate.interrupted()  # noqa: E731
         approver: Any = ConversationApprover(
             self.store, session.id, shown, self.bell, stopped, self.timeout_s, self.poll_s,

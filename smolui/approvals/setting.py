@@ -9,6 +9,7 @@ everything ("all").
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 APPROVE_CHOICES = ("never", "code", "tools", "all")
@@ -44,15 +45,32 @@ def default_on(setting: str) -> bool:
     return setting.strip() != "never"
 
 
-def approve_value(setting: str) -> Any:
+def approve_value(setting: str, tool_names: Iterable[str] | None = None) -> Any:
     """The `approve=` an agent gets when its conversation has approval on.
+
+    Named tools the agent lacks are left out (it can never call them, so nothing waits for
+    them; `missing_tools` tells the operator): one setting serves agents with other tools.
 
     Args:
         setting: The app's `--approve` value.
+        tool_names: The agent's tools; None keeps every name.
     """
     text = setting.strip()
     if text == "never":
         return SWITCHED_ON
     if text in APPROVE_CHOICES:
         return text
-    return [name.strip() for name in text.split(",")]
+    names = [name.strip() for name in text.split(",")]
+    return names if tool_names is None else [n for n in names if n in set(tool_names)]
+
+
+def missing_tools(setting: str, tool_names: Iterable[str]) -> list[str]:
+    """The tools `--approve` names that an agent does not have (none for the other values).
+
+    Args:
+        setting: The app's `--approve` value.
+        tool_names: The agent's tools.
+    """
+    if setting.strip() in APPROVE_CHOICES:
+        return []
+    return sorted(set(approve_value(setting)) - set(tool_names))

@@ -54,3 +54,11 @@ def test_each_answer_shows_on_its_step_and_in_the_exports():
     chat = [{"role": "user", "content": "go"}, parent, *shown]
     assert "Not today." in to_markdown(chat) and "Edited, then approved" in to_json(chat)
     assert render_approvals(ActionStep(step_number=2), "t-2") == []
+
+
+def test_named_tools_an_agent_lacks_are_left_out_and_told():
+    from smolui.approvals.setting import missing_tools
+
+    assert approve_value("send_email, web_search", ["web_search"]) == ["web_search"]
+    assert missing_tools("send_email, web_search", ["web_search"]) == ["send_email"]
+    assert missing_tools("tools", []) == [] and approve_value("code", []) == "code"
