@@ -69,9 +69,14 @@ def file_router(outputs: Callable[[], Any]) -> Any:
 
 
 def _zipped(pairs: list[tuple[Any, Any]]) -> Iterator[bytes]:
-    """A zip of the files under their names, in chunks (built in a spooled file)."""
+    """A zip of the files under their names, in chunks (built in a spooled file).
+
+    Stored, not compressed: anyone holding the link may ask again and again, and each ask
+    then costs a copy of the bytes (as the single-file downloads do), not the CPU of
+    compressing them anew.
+    """
     with tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES) as spool:
-        with zipfile.ZipFile(spool, "w", zipfile.ZIP_DEFLATED) as archive:
+        with zipfile.ZipFile(spool, "w", zipfile.ZIP_STORED) as archive:
             used: set[str] = set()
             for file, path in pairs:
                 archive.write(path, _unique(file.name, used))

@@ -129,3 +129,17 @@ def test_a_form_in_an_answer_cannot_send_to_another_host(
         assert collector.paths == []
     finally:
         context.close()
+
+
+def test_an_answer_cannot_draw_a_box_over_the_page(hostile_app, new_page):
+    # A prompt injection's answer: a full-page box that looks like the app's own sign-in.
+    box = ('<div id="overlay-3k" style="position:fixed;inset:0;z-index:9999;background:#fff">'
+           "Your session expired: sign in again</div>")  # fmt: skip
+    hostile_app.script = lambda: [f"<code>\nfinal_answer({('BOX-3K ' + box)!r})\n</code>"]
+    page = new_page(hostile_app.url)
+    send(page, "hello")
+    wait_turn_done(page)
+    drawn = bot(page, "BOX-3K").locator("#overlay-3k")
+    expect(drawn).to_be_visible()  # gradio keeps the inline style; the page's CSS pins it
+    assert drawn.evaluate("box => getComputedStyle(box).position") == "static"
+    page.locator("#message textarea").click()  # nothing covers the message box: it takes a click
