@@ -91,9 +91,9 @@ def main() -> None:
             ask = [{"role": "user", "content": "What is 6 times 7?"}]
 
             def page_turn() -> None:
-                shown = page.predict(message={"text": "What is 6 times 7?", "files": []},
-                                     history=[], api_name="/echo")[0]  # fmt: skip
-                page.predict(history=shown, api_name="/run")
+                page.predict(message={"text": "What is 6 times 7?", "files": []},
+                             history=[], api_name="/echo")  # fmt: skip
+                page.predict(api_name="/run")  # the turn starts from the chat the echo showed
 
             def whole_turn() -> None:
                 api.chat.completions.create(model="smolui", messages=ask)

@@ -78,9 +78,10 @@ def _turn_adapters(
 ) -> dict[str, Callable]:
     import gradio as gr
 
-    def echo(message: Any, shown_now: list, earlier: list, conversation_id: Any) -> tuple:
-        history = window.full(shown_now, earlier)
-        shown, pending = chat.echo(message, history, conversation_id)
+    # `history` (the chat the page shows) keeps its name: it is the parameter gradio's client
+    # names for `/echo` (`client.predict(message=..., history=[...], api_name="/echo")`).
+    def echo(message: Any, history: list, earlier: list, conversation_id: Any) -> tuple:
+        shown, pending = chat.echo(message, window.full(history, earlier), conversation_id)
         busy = pending is not None
         # A sent message brings the page back to the chat's end; nothing sent changes nothing.
         cut = window.cut(shown) if busy else (gr.skip(), gr.skip(), gr.skip())
