@@ -203,16 +203,24 @@ class Client:
         )
         return reply.choices[0].message.content, reply.model_extra["conversation_id"]
 
-    def stream(self, text: str, conversation_id: str | None, errors: list[Exception]) -> None:
-        """A streamed turn read to its end; what broke it goes into `errors`."""
+    def stream(
+        self,
+        text: str,
+        conversation_id: str | None,
+        errors: list[Exception],
+        said: list[str] | None = None,
+    ) -> None:
+        """A streamed turn read to its end; what broke it goes into `errors`, and what it
+        said into `said` (to tell why a turn ended that should still run)."""
         extra = {"conversation_id": conversation_id} if conversation_id else None
         try:
             chunks = self.openai.chat.completions.create(
                 model="smolui", messages=[{"role": "user", "content": text}], stream=True,
                 extra_body=extra,
             )  # fmt: skip
-            for _ in chunks:
-                pass
+            for chunk in chunks:
+                if said is not None and chunk.choices:
+                    said.append(chunk.choices[0].delta.content or "")
         except Exception as error:  # the replica died under it: the point of the test
             errors.append(error)
 

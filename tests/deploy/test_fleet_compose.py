@@ -124,10 +124,11 @@ def test_the_hourly_turn_limit_holds_for_turns_racing_on_both_replicas(fleet):
     assert TURNS_PER_HOUR == 3  # so one turn is left for the two that race
     start = threading.Barrier(len(clients))
     errors: dict[str, list[Exception]] = {name: [] for name in clients}
+    said: dict[str, list[str]] = {name: [] for name in clients}
 
     def race(name: str) -> None:
         start.wait()  # both leave together; each replica's next reply would hold its turn
-        clients[name].stream(f"Racing on {name}.", None, errors[name])
+        clients[name].stream(f"Racing on {name}.", None, errors[name], said[name])
 
     turns = {name: threading.Thread(target=race, args=(name,), daemon=True) for name in clients}
     for turn in turns.values():
@@ -137,4 +138,5 @@ def test_the_hourly_turn_limit_holds_for_turns_racing_on_both_replicas(fleet):
     assert len(refused) == 1, errors
     assert isinstance(errors[refused[0]][0], RateLimitError), errors
     admitted = next(name for name in clients if name not in refused)
-    assert turns[admitted].is_alive() and not errors[admitted]  # its held turn runs on
+    # Its held turn runs on.
+    assert turns[admitted].is_alive() and not errors[admitted], "".join(said[admitted])
