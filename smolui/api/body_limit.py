@@ -64,7 +64,7 @@ class BodyLimit:
         if scope["type"] != "http" or not scope["path"].startswith(self.prefixes):
             await self.app(scope, receive, send)
             return
-        declared = _content_length(scope)
+        declared = content_length(scope)
         if declared is not None and declared > self.limit:
             await self._refuse(send)
             return
@@ -107,7 +107,8 @@ class BodyLimit:
         await send({"type": "http.response.body", "body": body})
 
 
-def _content_length(scope: Scope) -> int | None:
+def content_length(scope: Scope) -> int | None:
+    """The request's declared `Content-Length`, or None when it has none (or a bad one)."""
     for name, value in scope.get("headers", []):
         if name == b"content-length":
             try:

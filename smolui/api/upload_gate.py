@@ -26,7 +26,8 @@ from limits import RateLimitItemPerHour
 from limits.storage import MemoryStorage
 from limits.strategies import FixedWindowRateLimiter
 
-from smolui.auth.identity import forwarded_client
+from smolui.api.body_limit import content_length
+from smolui.auth.identity import scope_client
 
 UPLOAD_PATH = "/gradio_api/upload"
 PART_FRAMING_BYTES = 4096  # a part's boundary and headers (a long file name fits)
@@ -72,7 +73,7 @@ class UploadGate:
         if scope["type"] != "http" or scope["method"] != "POST" or not _is_upload(scope):
             await self.app(scope, receive, send)
             return
-        declared = _content_length(scope)
+        declared = content_length(scope)
         if declared is None:
             await _answer(send, 411, NO_LENGTH)
             return
@@ -80,7 +81,7 @@ class UploadGate:
             mb = self.max_file_bytes / (1024 * 1024)
             await _answer(send, 413, TOO_LARGE.format(files=self.max_files, mb=mb))
             return
-        address, cost = self._address(scope), max(1, declared)
+        address, cost = scope_client(scope, self.trusted_proxies), max(1, declared)
         wait = self._wait(address, cost)
         if wait:
             await _answer(send, 429, TOO_MUCH.format(minutes=math.ceil(wait / 60)), wait)
@@ -128,16 +129,6 @@ class UploadGate:
                 return max(1, math.ceil(reset - self.clock()))
         return 0
 
-    def _address(self, scope: dict) -> str:
-        client = scope.get("client")
-        peer = str(client[0]) if client else "unknown"
-        if not self.trusted_proxies:
-            return peer
-        values = [
-            v.decode("latin-1") for k, v in scope.get("headers", []) if k == b"x-forwarded-for"
-        ]
-        return forwarded_client(values, peer, self.trusted_proxies) or peer
-
 
 class _TooManyParts(Exception):
     """The upload held more parts than a message has files."""
@@ -184,14 +175,6 @@ def _is_upload(scope: dict) -> bool:
     path = scope["path"][len(root) :] if root and scope["path"].startswith(root) else scope["path"]
     return path.rstrip("/") == UPLOAD_PATH
 
-
-def _content_length(scope: dict) -> int | None:
-    for name, value in scope.get("headers", []):
-        if name == b"content-length":
-            try:
-                return int(value)
-            except ValueError:
-                return None
     return None
 
 

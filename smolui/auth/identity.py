@@ -105,6 +105,26 @@ def client_address(request: Any, trusted_proxies: int = 0) -> str | None:
     return forwarded_client(values, peer, int(trusted_proxies))
 
 
+def scope_client(scope: dict, trusted_proxies: int) -> str:
+    """The client's address of a raw ASGI request (middleware sees no `Request`): the peer,
+    or with trusted proxies the `X-Forwarded-For` entry they vouch for.
+
+    Args:
+        scope: The ASGI scope.
+        trusted_proxies: Proxies in front whose `X-Forwarded-For` entries are believed.
+    """
+    client = scope.get("client")
+    peer = str(client[0]) if client else "unknown"
+    if not trusted_proxies:
+        return peer
+    values = [
+        value.decode("latin-1")
+        for key, value in scope.get("headers", [])
+        if key == b"x-forwarded-for"
+    ]
+    return forwarded_client(values, peer, trusted_proxies) or peer
+
+
 def forwarded_client(values: list[str], peer: str | None, trusted_proxies: int) -> str | None:
     """The client address that `trusted_proxies` proxies recorded in `X-Forwarded-For`.
 

@@ -25,7 +25,7 @@ from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 from starlette.requests import Request
 
-from smolui.auth.identity import forwarded_client
+from smolui.auth.identity import scope_client
 
 logger = logging.getLogger(__name__)
 
@@ -158,7 +158,7 @@ class LoginGuard:
             await _answer(send, 413, "The sign-in form is too large.")
             return
         name = await _form_name(scope, body)
-        refusal = self.throttle.refusal(name, self._address(scope))
+        refusal = self.throttle.refusal(name, scope_client(scope, self.trusted_proxies))
         if refusal is not None:
             logger.info("sign-in refused for %r: %s", name, refusal.message)
             await _answer(send, 429, refusal.message, refusal.retry_after)
@@ -177,18 +177,6 @@ class LoginGuard:
             await _answer(send, 429, BUSY, 60)
         elif status and status[0] != 200:  # gradio answers 400 to wrong credentials
             self.throttle.failed(name)
-
-    def _address(self, scope: dict) -> str:
-        client = scope.get("client")
-        peer = str(client[0]) if client else "unknown"
-        if not self.trusted_proxies:
-            return peer
-        values = [
-            value.decode("latin-1")
-            for key, value in scope.get("headers", [])
-            if key == b"x-forwarded-for"
-        ]
-        return forwarded_client(values, peer, self.trusted_proxies) or peer
 
 
 def _is_login(scope: dict) -> bool:
