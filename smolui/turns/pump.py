@@ -69,6 +69,9 @@ class EventPump:
     ) -> Iterator[list[Any]]:
         """Yield lists of events as they arrive; end when the stream ends or `stop` is set.
 
+        The last batch of a stream that ended comes after `on_done` has run: whoever sees a
+        turn end (a page enabling its message box) finds its conversation free.
+
         Args:
             stop: Set by the Stop button; ends the iteration at once.
             poll_s: How often to look at `stop` while no event arrives.
@@ -82,6 +85,8 @@ class EventPump:
             if pending:
                 wait = min(poll_s, max(0.0, last + min_interval_s - time.monotonic()))
             ended = self._collect(pending, wait)
+            if ended:  # the end is handed over once `on_done` has run (the claim released)
+                self.finished.wait()
             if pending and (ended or time.monotonic() - last >= min_interval_s):
                 yield pending
                 pending = []

@@ -39,7 +39,12 @@ def wait_remembered(app, expected: list[str]) -> None:
 
     A click's turn runs on the server after the page updates: wait instead of racing it.
     """
-    wait_for(lambda: tasks(app) == expected, f"the agent remembers only {expected}")
+    try:
+        wait_for(lambda: tasks(app) == expected, f"the agent remembers only {expected}")
+    except AssertionError as error:  # say what it remembers instead
+        raise AssertionError(
+            f"{error}; it remembers {tasks(app)} ({len(app.agents)} agents)"
+        ) from error
 
 
 def icon(page, label: str):

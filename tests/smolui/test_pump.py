@@ -92,3 +92,29 @@ def test_the_stream_runs_in_the_callers_context():
     conversation.set("c-1")
     pump = EventPump(lambda: iter([conversation.get()])).start()
     assert [e for batch in pump.batches(threading.Event()) for e in batch] == ["c-1"]
+
+
+def test_the_end_is_handed_over_after_on_done_has_run():
+    # A page that sees a turn end may edit or retry at once: the conversation's claim
+    # (released by on_done) must be free by then. on_done is held until the consumer has
+    # either ended (the bug) or been held back for a moment (the end waits for on_done).
+    gate, released = threading.Event(), threading.Event()
+    seen_end: list[bool] = []
+
+    def on_done():
+        gate.wait(GENEROUS_S)
+        released.set()
+
+    pump = EventPump(lambda: iter(range(3)), on_done=on_done).start()
+
+    def consume():
+        for _ in pump.batches(threading.Event()):
+            pass
+        seen_end.append(released.is_set())
+
+    consumer = threading.Thread(target=consume)
+    consumer.start()
+    consumer.join(1.0)  # without the wait it ends here, before on_done is let go
+    gate.set()
+    consumer.join(GENEROUS_S)
+    assert seen_end == [True], "the stream's end was handed over before on_done ran"
