@@ -1,12 +1,14 @@
 """The fleet of deploy/compose.yaml brought up for real: Debian's `docker-compose` (1.29) on
-podman's Docker API, every image built here from the Debian base.
+podman's Docker API, every image built here from the Debian base. The replicas run code in the
+fleet's Jupyter Kernel Gateway (`kernels`), on an internal network of the project's own.
 
 A `ComposeFleet` is one compose project with a name of its own (`smolui-fleet-test-<hex>`),
 so it never meets another test's containers or a person's own `smolui` project. A small
 override file, written next to the test's logs, adds only what a test needs on top of the
 real compose file: the scripted model's replies mounted into both replicas, PostgreSQL and
 HAProxy's stats page published on loopback ports (the test reads the store and waits on
-HAProxy's view of the replicas), and a per-user hourly turn limit.
+HAProxy's view of the replicas), and a per-user hourly turn limit. The kernels' network gets a
+/24 no other podman network holds, so two fleets on one machine never meet.
 
 Every container, network and volume compose makes carries the label
 `com.docker.compose.project=<project>`; `leftovers()` asks podman for them after `down -v`.
@@ -14,7 +16,10 @@ Every container, network and volume compose makes carries the label
 
 from __future__ import annotations
 
+import ipaddress
+import json
 import os
+import random
 import secrets
 import shutil
 import subprocess
@@ -78,6 +83,8 @@ class ComposeFleet:
             "POSTGRES_IMAGE": POSTGRES_IMAGE,
             "HAPROXY_IMAGE": HAPROXY_IMAGE,
             "SMOLUI_DB_PASSWORD": self.password,
+            "SMOLUI_KERNEL_TOKEN": secrets.token_hex(16),
+            "SMOLUI_KERNELS_NET": free_kernels_net(),
             "SMOLUI_MODEL": f"scripted:{SCRIPT_IN_CONTAINER}",
             "SMOLUI_PORT": f"127.0.0.1:{self.port}",
         }
@@ -203,6 +210,35 @@ class ComposeFleet:
             subprocess.run(["podman", "kill", "--signal", "KILL", container],
                            check=True, capture_output=True, timeout=60)  # fmt: skip
 
+    def addresses(self, service: str) -> dict[str, str]:
+        """The service's container's address on each of its networks, by compose's network
+        name ("default", "kernels")."""
+        networks = self._inspect(service)["NetworkSettings"]["Networks"]
+        return {name.removeprefix(f"{self.project}_"): settings["IPAddress"]
+                for name, settings in networks.items()}  # fmt: skip
+
+    def host_address(self) -> str:
+        """This machine's address on the fleet's default network (its bridge's gateway)."""
+        networks = self._inspect("postgres")["NetworkSettings"]["Networks"]
+        return networks[f"{self.project}_default"]["Gateway"]
+
+    def hostname(self, service: str) -> str:
+        """The host name the service's container gives its processes."""
+        return self._inspect(service)["Config"]["Hostname"]
+
+    def _inspect(self, service: str) -> dict:
+        (container,) = self.containers(service)
+        shown = subprocess.run(["podman", "inspect", container], capture_output=True,
+                               text=True, check=True, timeout=120)  # fmt: skip
+        return json.loads(shown.stdout)[0]
+
+    def put(self, service: str, path: str, text: str) -> None:
+        """Write `text` to `path` inside the service's container, as its own user."""
+        (container,) = self.containers(service)
+        subprocess.run(["podman", "exec", "-i", container, "sh", "-c", f"cat > {path}"],
+                       input=text, text=True, check=True, capture_output=True,
+                       timeout=120)  # fmt: skip
+
     def add_key(self, user: str) -> str:
         """An API key for `user`, made inside a replica as the README says: through the
         balancer the app sees no loopback caller, so `/v1` needs a key."""
@@ -217,3 +253,17 @@ class ComposeFleet:
     def leftovers(self) -> dict[str, list[str]]:
         """What of this project podman still has: containers, networks, volumes, conmons."""
         return engine_leftovers(self.label)
+
+
+def free_kernels_net() -> str:
+    """The first three numbers of a /24 in 10.100-199.x that no podman network holds now,
+    for `SMOLUI_KERNELS_NET` (the compose file's default, 10.86.86, would be shared by
+    every test fleet on the machine)."""
+    listed = subprocess.run(["podman", "network", "ls", "--format",
+                             "{{range .Subnets}}{{.Subnet}} {{end}}"],
+                            capture_output=True, text=True, check=True, timeout=120)  # fmt: skip
+    taken = [ipaddress.ip_network(net) for net in listed.stdout.split()]
+    while True:
+        prefix = f"10.{random.randint(100, 199)}.{random.randint(0, 255)}"
+        if not any(ipaddress.ip_network(f"{prefix}.0/24").overlaps(net) for net in taken):
+            return prefix

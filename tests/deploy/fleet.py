@@ -39,9 +39,10 @@ QUICK = f"Thought: I answer at once.\n<code>\nfinal_answer('{ANSWER}')\n</code>"
 HELD = {"content": "<code>\nfinal_answer('Too late.')\n</code>", "delay": 3600}
 
 
-def write_script(path: Path) -> Path:
-    """Write the replicas' scripted replies (QUICK, HELD, again and again) to `path`."""
-    path.write_text(json.dumps({"replies": [QUICK, HELD], "loop": True}), encoding="utf-8")
+def write_script(path: Path, replies: Sequence[str | dict] = (QUICK, HELD)) -> Path:
+    """Write the replicas' scripted replies (by default QUICK, HELD), replayed again and
+    again, to `path`."""
+    path.write_text(json.dumps({"replies": list(replies), "loop": True}), encoding="utf-8")
     return path
 
 

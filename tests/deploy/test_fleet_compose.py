@@ -1,18 +1,22 @@
 """deploy/compose.yaml brought up for real: `docker-compose up` on podman's Docker API builds
 PostgreSQL's and HAProxy's images from Debian packages, runs two app replicas (the app image
-on the same Debian base) on that PostgreSQL behind that HAProxy, and `down -v` leaves nothing.
+on the same Debian base) on that PostgreSQL behind that HAProxy, their code in the fleet's
+Jupyter Kernel Gateway, and `down -v` leaves nothing.
 
 Driven through the balancer's `/v1` with the real `openai` client (HAProxy's cookie kept as a
 browser keeps it) and an API key made inside a replica, as the README says. The replicas
 answer from a scripted model (tests/deploy/fleet.py: a quick answer, then one that holds its
-turn open), so a test can stop or kill a replica while a turn runs. The test reads what was
-stored from the fleet's own PostgreSQL, published on a loopback port.
+turn open), so a test can stop or kill a replica while a turn runs; the kernels' test has
+replies of its own (code that tells where it runs, then what it can reach). The test reads
+what was stored from the fleet's own PostgreSQL, published on a loopback port.
 
 Each test brings up its own compose project (a fresh database, fresh script positions).
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import threading
 from collections.abc import Iterator
@@ -41,16 +45,23 @@ def image() -> str:
     return app_image()
 
 
-@pytest.fixture
-def fleet(podman_service, image: str, tmp_path: Path) -> Iterator[ComposeFleet]:  # noqa: F811
-    script = write_script(tmp_path / "replies.json")
-    running = ComposeFleet(tmp_path, podman_service.url, image, script)
+@contextlib.contextmanager
+def running_fleet(docker_host: str, image: str, folder: Path, script: Path):
+    """A compose fleet answering from `script`, brought down (`down -v`) and checked empty."""
+    running = ComposeFleet(folder, docker_host, image, script)
     try:
         running.build_images()
         yield running.up()
     finally:
         running.down()
         assert running.leftovers() == {}, f"left behind by {running.project}"
+
+
+@pytest.fixture
+def fleet(podman_service, image: str, tmp_path: Path) -> Iterator[ComposeFleet]:  # noqa: F811
+    script = write_script(tmp_path / "replies.json")
+    with running_fleet(podman_service.url, image, tmp_path, script) as running:
+        yield running
 
 
 @pytest.fixture
@@ -140,3 +151,65 @@ def test_the_hourly_turn_limit_holds_for_turns_racing_on_both_replicas(fleet):
     admitted = next(name for name in clients if name not in refused)
     # Its held turn runs on.
     assert turns[admitted].is_alive() and not errors[admitted], "".join(said[admitted])
+
+
+# The kernels' script, replayed by each replica: where the code runs (kept in a variable),
+# that variable again, then a probe of what the kernel can reach. The import policy is not
+# the boundary (it is checked in the app, and `__import__` gets past it, as here): the
+# network is.
+WHERE = (
+    "os, socket = __import__('os'), __import__('socket')\n"
+    "where = f'{socket.gethostname()} as uid {os.getuid()}'\n"
+    "final_answer(f'Ran on {where}.')"
+)
+AGAIN = "final_answer(f'Still on {where}.')"
+PROBE_TARGETS = "/tmp/fleet-probe.json"  # written by the test once the addresses are known
+PROBE = f"""import json
+socket = __import__('socket')
+reached = {{}}
+for name, (host, port) in json.load(open('{PROBE_TARGETS}')).items():
+    try:
+        socket.create_connection((host, port), timeout=20).close()
+        reached[name] = 'open'
+    except OSError as error:
+        reached[name] = [type(error).__name__, error.errno]
+final_answer(json.dumps(reached))"""
+
+
+def code(text: str) -> str:
+    return f"Thought: I run it.\n<code>\n{text}\n</code>"
+
+
+@pytest.fixture
+def kernel_fleet(podman_service, image: str, tmp_path: Path) -> Iterator[ComposeFleet]:  # noqa: F811
+    script = write_script(tmp_path / "replies.json", [code(WHERE), code(AGAIN), code(PROBE)])
+    with running_fleet(podman_service.url, image, tmp_path, script) as running:
+        yield running
+
+
+def test_code_runs_in_the_gateways_kernels_which_reach_only_the_replicas(kernel_fleet):
+    fleet = kernel_fleet
+    client = signed_in(fleet, "dave", "a")
+    kernels = fleet.hostname("kernels")
+    assert kernels not in {fleet.hostname(name) for name in SERVICES.values()}
+    answer, conversation = client.say("Where does your code run?")
+    assert answer == f"Ran on {kernels} as uid 1000."  # the kernels container, not root
+    # The next turn, on the same replica: the conversation's kernel kept its variable.
+    assert client.say("And now?", conversation) == (f"Still on {kernels} as uid 1000.",
+                                                    conversation)  # fmt: skip
+    assert client.replica == "a"
+    database = fleet.addresses("postgres")["default"]
+    targets = {
+        "a replica, beside it": (fleet.addresses("app1")["kernels"], 7860),
+        "PostgreSQL": (database, 5432),
+        "PostgreSQL by name": ("postgres", 5432),
+        "HAProxy": (fleet.addresses("haproxy")["default"], 7860),
+        "this host": (fleet.host_address(), 22),
+        "the internet": ("1.1.1.1", 443),
+    }
+    fleet.put("kernels", PROBE_TARGETS, json.dumps(targets))
+    reached = json.loads(client.say("What can you reach?", conversation)[0])
+    assert reached.pop("a replica, beside it") == "open"  # the probe can find a way
+    assert reached.pop("PostgreSQL by name")[0] == "gaierror"  # no name for it there
+    # No route at all to the fleet's other network nor out: not merely nothing listening.
+    assert reached == {name: ["OSError", errno.ENETUNREACH] for name in reached}, reached

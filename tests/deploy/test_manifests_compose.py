@@ -2,7 +2,8 @@
 
 The compose file against the compose-spec JSON schema (the copy `check-jsonschema` ships,
 Apache-2.0, from github.com/compose-spec/compose-spec); the HAProxy config with `haproxy -c`;
-and the two agree on the replicas' names, their port and the health check's path.
+and the two agree on the replicas' names, their port and the health check's path; the code
+gateway sits on an internal network with the replicas alone.
 """
 
 from __future__ import annotations
@@ -63,6 +64,27 @@ def test_two_replicas_share_one_database_and_one_data_volume(compose):
         assert "data:/home/user/app/data" in service["volumes"]
         assert service["user"] == "1000"
     assert set(compose["volumes"]) == {"data", "pgdata"}
+
+
+def test_the_code_gateway_shares_a_network_with_no_way_out_with_the_replicas_only(compose):
+    services = compose["services"]
+    on_it = sorted(name for name, s in services.items() if "kernels" in s.get("networks", ()))
+    assert on_it == ["app1", "app2", "kernels"]
+    assert compose["networks"]["kernels"]["internal"] is True
+    kernels = services["kernels"]
+    assert list(kernels["networks"]) == ["kernels"]  # not on the default network
+    assert "ports" not in kernels and "expose" not in kernels
+    assert kernels["user"].split(":")[0] not in ("0", "root")
+    assert kernels["image"] == services["app1"]["image"]  # the app image holds the gateway
+    assert kernels["command"][:2] == ["jupyter", "kernelgateway"]
+    # The replicas find it by the address it is given there (podman: no DNS on it).
+    address = kernels["networks"]["kernels"]["ipv4_address"]
+    for name in ("app1", "app2"):
+        environment = services[name]["environment"]
+        assert environment["SMOLUI_EXECUTOR"] == "jupyter"
+        assert environment["SMOLUI_EXECUTOR_URL"] == "http://kernels:8888"
+        assert services[name]["extra_hosts"] == [f"kernels:{address}"]
+        assert services[name]["depends_on"]["kernels"] == {"condition": "service_started"}
 
 
 def test_haproxy_fronts_the_compose_replicas_on_their_port(compose):
@@ -135,7 +157,8 @@ def render(env: dict[str, str]) -> subprocess.CompletedProcess:
 
 
 def test_compose_fills_in_the_database_password_and_the_model():
-    rendered = render({"SMOLUI_DB_PASSWORD": "s3cret", "SMOLUI_MODEL": "scripted:demo"})
+    rendered = render({"SMOLUI_DB_PASSWORD": "s3cret", "SMOLUI_MODEL": "scripted:demo",
+                       "SMOLUI_KERNEL_TOKEN": "t0ken"})  # fmt: skip
     assert rendered.returncode == 0, rendered.stderr
     services = yaml.safe_load(rendered.stdout)["services"]
     url = "postgresql+psycopg://smolui:s3cret@postgres:5432/smolui"
@@ -145,7 +168,28 @@ def test_compose_fills_in_the_database_password_and_the_model():
     assert services["postgres"]["environment"]["POSTGRES_PASSWORD"] == "s3cret"
 
 
+def test_compose_gives_the_gateway_and_the_replicas_one_token_and_one_address():
+    rendered = render({"SMOLUI_DB_PASSWORD": "s3cret", "SMOLUI_KERNEL_TOKEN": "t0ken",
+                       "SMOLUI_KERNELS_NET": "10.123.45"})  # fmt: skip
+    assert rendered.returncode == 0, rendered.stderr
+    document = yaml.safe_load(rendered.stdout)
+    services = document["services"]
+    assert services["kernels"]["environment"]["KG_AUTH_TOKEN"] == "t0ken"
+    assert services["kernels"]["networks"]["kernels"]["ipv4_address"] == "10.123.45.10"
+    for name in ("app1", "app2"):
+        assert services[name]["environment"]["SMOLUI_EXECUTOR_TOKEN"] == "t0ken"
+        assert services[name]["extra_hosts"] == ["kernels:10.123.45.10"]
+    subnets = [c["subnet"] for c in document["networks"]["kernels"]["ipam"]["config"]]
+    assert subnets == ["10.123.45.0/24"]
+
+
 def test_compose_refuses_to_start_without_a_database_password():
-    rendered = render({})
+    rendered = render({"SMOLUI_KERNEL_TOKEN": "t0ken"})
     assert rendered.returncode != 0
     assert "set SMOLUI_DB_PASSWORD in deploy/.env" in rendered.stderr
+
+
+def test_compose_refuses_to_start_without_a_kernel_token():
+    rendered = render({"SMOLUI_DB_PASSWORD": "s3cret"})
+    assert rendered.returncode != 0
+    assert "set SMOLUI_KERNEL_TOKEN in deploy/.env" in rendered.stderr
