@@ -9,8 +9,9 @@ from typing import Any
 from starlette.datastructures import Headers
 
 from smolui.auth import Identity, SignIn
-from smolui.auth.identity import client_address
+from smolui.auth.identity import client_address, forwarded_entries
 from smolui.auth.keys import ApiKeys
+from smolui.auth.proxy_peers import Proxies
 
 # Headers a proxy adds: a request carrying one came through a proxy, not from this machine.
 FORWARDING_HEADERS = ("forwarded", "x-forwarded-for", "x-forwarded-host", "x-real-ip")
@@ -71,7 +72,7 @@ class ApiAccess:
             authorization: The `Authorization` header.
             request: The Starlette request (its client address).
         """
-        client = client_address(request, self.sign_in.trust_forwarded)
+        client = client_address(request, self.sign_in.proxies)
         token = _bearer(authorization)
         user = self.keys.user_for(token) if token and self.keys is not None else None
         if user is not None:
@@ -83,7 +84,7 @@ class ApiAccess:
             return Refused(401, BAD_KEY if token else KEY_NEEDED)
         # No key exists and sign-in is off: any token (clients insist on sending one) is
         # ignored, and the address decides.
-        proxied = self.sign_in.trust_forwarded
+        proxied = self.sign_in.proxies
         if (
             not _loopback(client)
             or not _loopback_host(request)
@@ -113,23 +114,25 @@ def _loopback_host(request: Any) -> bool:
     return name == "localhost" or _loopback(name)
 
 
-def _came_through(request: Any, proxies: int) -> bool:
-    """Whether a loopback request's forwarding headers fit the proxies trusted: with none
-    trusted, it carries none; else its `X-Forwarded-For` names a hop for each.
+def _came_through(request: Any, proxies: Proxies) -> bool:
+    """Whether a loopback request's forwarding headers fit the proxies trusted: from a
+    peer that is no trusted proxy, it carries none; from a trusted proxy, its
+    `X-Forwarded-For` names a hop for each.
 
     Behind a proxy on this machine every request arrives from loopback. A proxy not
-    declared (`SMOLUI_TRUST_PROXY`) still tells of itself in most setups by a forwarding
-    header; a declared one that added no entry (nginx adds none unless told to) says
-    nothing of its client. Either way the key-less loopback door must stay shut.
+    declared (`SMOLUI_TRUST_PROXY`, `SMOLUI_PROXY_PEERS`) still tells of itself in most
+    setups by a forwarding header; a declared one that added no entry (nginx adds none
+    unless told to) says nothing of its client. Either way the key-less loopback door must
+    stay shut.
     """
     headers = getattr(request, "headers", None)
     if not isinstance(headers, Headers):  # a test double, or no HTTP request
-        return proxies < 1
-    if proxies < 1:
+        return not proxies.active
+    client = getattr(request, "client", None)
+    peer = getattr(client, "host", None) if client is not None else None
+    if not proxies.believes(peer, forwarded=False):
         return not any(name in headers for name in FORWARDING_HEADERS)
-    values = headers.getlist("x-forwarded-for")
-    entries = [entry for value in values for entry in value.split(",") if entry.strip()]
-    return len(entries) >= proxies
+    return len(forwarded_entries(headers.getlist("x-forwarded-for"))) >= proxies.hops
 
 
 def _loopback(address: str | None) -> bool:

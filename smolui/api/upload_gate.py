@@ -28,6 +28,7 @@ from limits.strategies import FixedWindowRateLimiter
 
 from smolui.api.body_limit import content_length
 from smolui.auth.identity import scope_client
+from smolui.auth.proxy_peers import NO_PROXIES, Proxies
 
 UPLOAD_PATH = "/gradio_api/upload"
 PART_FRAMING_BYTES = 4096  # a part's boundary and headers (a long file name fits)
@@ -45,7 +46,7 @@ class UploadGate:
         app: The served app.
         max_files: Most files one message may carry.
         max_file_bytes: Largest single file.
-        trusted_proxies: How many proxies append to `X-Forwarded-For` (0: believe none).
+        proxies: The proxies whose `X-Forwarded-For` is believed (default none).
         messages_per_hour: Messages' worth of upload bytes and requests (a message's files
             each) one address may send an hour.
         clock: Epoch seconds now (for the "try again in" figure).
@@ -56,11 +57,11 @@ class UploadGate:
         app: Any,
         max_files: int,
         max_file_bytes: int,
-        trusted_proxies: int = 0,
+        proxies: Proxies = NO_PROXIES,
         messages_per_hour: int = MESSAGES_PER_HOUR,
         clock: Callable[[], float] = time.time,
     ):
-        self.app, self.trusted_proxies, self.clock = app, trusted_proxies, clock
+        self.app, self.proxies, self.clock = app, proxies, clock
         self.max_files, self.max_file_bytes = max(1, max_files), max_file_bytes
         self.request_limit = self.max_files * (max_file_bytes + PART_FRAMING_BYTES)
         self.request_limit += FORM_FRAMING_BYTES
@@ -81,7 +82,7 @@ class UploadGate:
             mb = self.max_file_bytes / (1024 * 1024)
             await _answer(send, 413, TOO_LARGE.format(files=self.max_files, mb=mb))
             return
-        address, cost = scope_client(scope, self.trusted_proxies), max(1, declared)
+        address, cost = scope_client(scope, self.proxies), max(1, declared)
         wait = self._wait(address, cost)
         if wait:
             await _answer(send, 429, TOO_MUCH.format(minutes=math.ceil(wait / 60)), wait)

@@ -320,9 +320,10 @@ class GradioUI(GradioUIApiMixin):
         from starlette.middleware import Middleware
 
         from smolui.api.upload_gate import UploadGate
+        from smolui.auth.proxy_peers import NO_PROXIES
 
-        proxies = self.admission.sign_in.trusted_proxies if self.admission else 0
-        return Middleware(UploadGate, max_files=self.settings.max_files, trusted_proxies=proxies,
+        proxies = self.admission.sign_in.proxies if self.admission else NO_PROXIES
+        return Middleware(UploadGate, max_files=self.settings.max_files, proxies=proxies,
                           max_file_bytes=int(self.settings.max_file_size_mb * MB))  # fmt: skip
 
     def close(self) -> None:

@@ -60,6 +60,10 @@ class Settings:
             as a Space's), for the per-address limits of anonymous visitors.
         trusted_proxies: How many proxies in front of the app append to `X-Forwarded-For`
             with `trust_proxy` (1 on a Space); the client is that many entries from the right.
+        proxy_peers: With `trust_proxy`: the peers the nearest proxy connects from, whose
+            `X-Forwarded-For` is believed (addresses, CIDR networks, host names such as a
+            compose service, or `*` for any peer); from any other peer the header is ignored.
+            Default: this machine (`smolui.auth.proxy_peers.LOOPBACK`).
         require_sign_in: Only signed-in visitors may call the model: None (when a sign-in
             mode is set), True, or False (in `hf` mode, visitors who did not sign in chat too).
         turns_per_hour: Turns each user may start per hour (0: no limit).
@@ -128,6 +132,7 @@ class Settings:
     admins: tuple[str, ...] = ()
     trust_proxy: bool = False
     trusted_proxies: int = 1
+    proxy_peers: tuple[str, ...] = ("127.0.0.0/8", "::1")  # proxy_peers.LOOPBACK
     require_sign_in: bool | None = None
     turns_per_hour: int = 0
     turns_per_day: int = 0
@@ -198,6 +203,10 @@ _FLAGS: dict[str, tuple[str, str]] = {
     "queue_size": ("SMOLUI_QUEUE_SIZE", "turns that may wait for a free slot when all are busy"),
     "trusted_proxies": ("SMOLUI_TRUSTED_PROXIES", "with --trust-proxy: how many proxies append "
                         "to X-Forwarded-For (the client is that many entries from the right)"),
+    "proxy_peers": ("SMOLUI_PROXY_PEERS", "with --trust-proxy: comma-separated addresses, "
+                    "networks or host names the proxy connects from; X-Forwarded-For from "
+                    "any other peer is ignored ('*': any peer, only where nothing else can "
+                    "reach the app's port)"),
     "mcp_servers": ("SMOLUI_MCP_SERVERS", "MCP servers whose tools every agent gets: a tools.yaml "
                     "(or .json) path, or the JSON itself (see README, 'Other ways in')"),
     "local_server_ports": ("SMOLUI_LOCAL_SERVER_PORTS", "loopback ports where --find-local-servers "
@@ -394,6 +403,13 @@ def validate(settings: Settings) -> str | None:
     problem = _docker_problem(settings)
     if problem:
         return problem
+    from smolui.auth.proxy_peers import peers_problem
+
+    problem = peers_problem(settings.proxy_peers)
+    if problem:
+        return problem
+    if settings.proxy_peers != Settings.proxy_peers and not settings.trust_proxy:
+        return "--proxy-peers applies with --trust-proxy (SMOLUI_TRUST_PROXY=1) only"
     if settings.chat_window < 0:
         return f"chat window must be 0 (the whole chat) or more, not {settings.chat_window}"
     if settings.owner_quota_mb < 0:

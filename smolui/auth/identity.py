@@ -13,6 +13,8 @@ from typing import Any
 
 from starlette.datastructures import Headers
 
+from smolui.auth.proxy_peers import NO_PROXIES, Proxies
+
 ANONYMOUS = "anonymous"
 MAX_ADDRESS_CHARS = 64  # an IPv6 address with a zone fits; a longer entry is not an address
 
@@ -80,65 +82,71 @@ def signed_in_owner(state: Any) -> str | None:
     return None
 
 
-def client_address(request: Any, trusted_proxies: int = 0) -> str | None:
+def client_address(request: Any, proxies: Proxies = NO_PROXIES) -> str | None:
     """The client's IP address.
 
     Args:
         request: A `gr.Request` or a Starlette request (or None).
-        trusted_proxies: How many proxies in front of the app append to `X-Forwarded-For`
-            (0: the header is not believed; 1 behind a Hugging Face Space's proxy). The
-            client is the entry that many places from the right: entries further left were
-            written by the client itself and prove nothing.
+        proxies: The proxies in front (`smolui.auth.proxy_peers`): their `X-Forwarded-For`
+            is read only when the connection comes from one of their peers; then the client
+            is the entry `proxies.hops` places from the right (entries further left were
+            written by the client itself and prove nothing). From any other peer, or with no
+            proxies, the connection's own address.
     """
     if request is None:
         return None
     client = getattr(request, "client", None)  # gr.Request: none outside HTTP
     host = getattr(client, "host", None) if client is not None else None  # starlette Address
     peer = str(host) if host else None
-    if not trusted_proxies:
-        return peer
     headers = getattr(request, "headers", None) or {}  # gr.Request: none outside HTTP
     if isinstance(headers, Headers):
         values = headers.getlist("x-forwarded-for")
     else:  # a plain mapping (a test double)
         values = [str(headers.get("x-forwarded-for") or "")]
-    return forwarded_client(values, peer, int(trusted_proxies))
+    return forwarded_client(values, peer, proxies)
 
 
-def scope_client(scope: dict, trusted_proxies: int) -> str:
-    """The client's address of a raw ASGI request (middleware sees no `Request`): the peer,
-    or with trusted proxies the `X-Forwarded-For` entry they vouch for.
+def scope_client(scope: dict, proxies: Proxies = NO_PROXIES) -> str:
+    """The client's address of a raw ASGI request (middleware sees no `Request`): as
+    `client_address`, "unknown" when the server names no peer.
 
     Args:
         scope: The ASGI scope.
-        trusted_proxies: Proxies in front whose `X-Forwarded-For` entries are believed.
+        proxies: The proxies in front.
     """
     client = scope.get("client")
-    peer = str(client[0]) if client else "unknown"
-    if not trusted_proxies:
-        return peer
+    peer = str(client[0]) if client else None
     values = [
         value.decode("latin-1")
         for key, value in scope.get("headers", [])
         if key == b"x-forwarded-for"
     ]
-    return forwarded_client(values, peer, trusted_proxies) or peer
+    return forwarded_client(values, peer, proxies) or "unknown"
 
 
-def forwarded_client(values: list[str], peer: str | None, trusted_proxies: int) -> str | None:
-    """The client address that `trusted_proxies` proxies recorded in `X-Forwarded-For`.
+def forwarded_client(values: list[str], peer: str | None, proxies: Proxies) -> str | None:
+    """The client address: the one the proxies recorded in `X-Forwarded-For` when `peer` is
+    one of them, else the peer itself.
 
     Args:
         values: The header's values, in the order received (several headers are one list).
-        peer: The address of the connection (the nearest proxy).
-        trusted_proxies: How many proxies append to the header (at least 1).
+        peer: The address of the connection (the nearest proxy, when it is one).
+        proxies: The proxies in front.
 
     Returns:
-        The entry `trusted_proxies` places from the right; the peer when the list is shorter
-        (then the header did not come through that many proxies and cannot be believed).
+        The entry `proxies.hops` places from the right; the peer when the peer is no proxy
+        or the list is shorter (then the header did not come through that many proxies).
     """
-    entries = [entry.strip() for value in values for entry in value.split(",")]
-    entries = [entry for entry in entries if entry]
-    if trusted_proxies < 1 or len(entries) < trusted_proxies:
+    entries = forwarded_entries(values)
+    if not proxies.believes(peer, forwarded=bool(entries)) or len(entries) < proxies.hops:
         return peer
-    return entries[-trusted_proxies][:MAX_ADDRESS_CHARS]
+    return entries[-proxies.hops][:MAX_ADDRESS_CHARS]
+
+
+def forwarded_entries(values: list[str]) -> list[str]:
+    """The addresses in `X-Forwarded-For` values, left (the client's own writing) to right.
+
+    Args:
+        values: The header's values, in the order received.
+    """
+    return [entry.strip() for value in values for entry in value.split(",") if entry.strip()]

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
+from smolui.auth.proxy_peers import NO_PROXIES, Proxies
 from smolui.auth.throttle import LOGIN_PATHS
 
 FOREIGN = "Sign in from this app's own page."
@@ -27,12 +28,12 @@ class SameOriginLogin:
 
     Args:
         app: The ASGI app behind it (gradio's).
-        trusted_proxies: How many proxies sit in front (0: none); behind one, the host the
-            browser asked for may come as `X-Forwarded-Host`.
+        proxies: The proxies in front (default none); from one of their peers, the host the
+            browser asked for may come as `X-Forwarded-Host` (from anyone else it is ignored).
     """
 
-    def __init__(self, app: Any, trusted_proxies: int = 0):
-        self.app, self.trusted_proxies = app, trusted_proxies
+    def __init__(self, app: Any, proxies: Proxies = NO_PROXIES):
+        self.app, self.proxies = app, proxies
 
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
         if scope["type"] == "http" and scope["method"] == "POST" and _is_login(scope):
@@ -52,7 +53,8 @@ class SameOriginLogin:
         if not parts.hostname:
             return False
         hosts = [_header(scope, b"host")]
-        if self.trusted_proxies:
+        client = scope.get("client")
+        if self.proxies.believes(str(client[0]) if client else None, forwarded=False):
             hosts.append(_header(scope, b"x-forwarded-host"))
         wanted = (parts.hostname.lower(), port)
         return any(_host_port(host, port) == wanted for host in hosts if host)

@@ -13,6 +13,7 @@ from smolui.auth.identity import ANONYMOUS, Identity, client_address
 from smolui.auth.login_origin import SameOriginLogin
 from smolui.auth.login_page import LoginPageNotice
 from smolui.auth.passwords import PasswordBook, PasswordFileError, load_users
+from smolui.auth.proxy_peers import NO_PROXIES, Proxies
 from smolui.auth.throttle import LoginGuard, LoginLimits, LoginThrottle
 
 logger = logging.getLogger(__name__)
@@ -27,8 +28,8 @@ class SignIn:
     Args:
         config: The sign-in settings.
         environ: The environment (for `hf`: is this a Space with OAuth?); default `os.environ`.
-        trusted_proxies: How many proxies in front of the app append to `X-Forwarded-For`
-            (0: take the connection's address; see `identity.client_address`).
+        proxies: The proxies in front of the app whose `X-Forwarded-For` is believed
+            (default none: the connection's address; see `identity.client_address`).
         login_limits: What password sign-in attempts may cost (default `LoginLimits()`).
 
     Raises:
@@ -40,14 +41,14 @@ class SignIn:
         self,
         config: AuthConfig,
         environ: Mapping[str, str] | None = None,
-        trusted_proxies: int = 0,
+        proxies: Proxies = NO_PROXIES,
         login_limits: LoginLimits | None = None,
     ):
         problem = config.problem()
         if problem:
             raise AuthSetupError(problem)
         self.config = config
-        self.trusted_proxies = int(trusted_proxies)
+        self.proxies = proxies
         self.book: PasswordBook | None = None
         self.throttle: LoginThrottle | None = None
         if config.mode == "password":
@@ -60,11 +61,6 @@ class SignIn:
     def mode(self) -> str:
         """ "none", "password" or "hf"."""
         return self.config.mode
-
-    @property
-    def trust_forwarded(self) -> int:
-        """How many proxies' `X-Forwarded-For` entries to read (the API passes it on)."""
-        return self.trusted_proxies
 
     @property
     def required(self) -> bool:
@@ -80,9 +76,9 @@ class SignIn:
             return {}
         from starlette.middleware import Middleware
 
-        guard = Middleware(LoginGuard, throttle=self.throttle, trusted_proxies=self.trusted_proxies)
+        guard = Middleware(LoginGuard, throttle=self.throttle, proxies=self.proxies)
         notice = Middleware(LoginPageNotice)  # the page shows a 429's message
-        own_page = Middleware(SameOriginLogin, trusted_proxies=self.trusted_proxies)
+        own_page = Middleware(SameOriginLogin, proxies=self.proxies)
         return {
             "auth": self.book.acheck,
             "auth_message": LOGIN_MESSAGE,
@@ -101,7 +97,7 @@ class SignIn:
             request: The `gr.Request` (its `username` is set after a password sign-in).
             profile: The `gr.OAuthProfile` gradio injects after a Hugging Face sign-in.
         """
-        client = client_address(request, self.trusted_proxies)
+        client = client_address(request, self.proxies)
         name, provider = None, ANONYMOUS
         if self.mode == "password":
             name = request.username if request is not None else None

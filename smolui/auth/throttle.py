@@ -26,6 +26,7 @@ from limits.strategies import MovingWindowRateLimiter
 from starlette.requests import Request
 
 from smolui.auth.identity import scope_client
+from smolui.auth.proxy_peers import NO_PROXIES, Proxies
 
 logger = logging.getLogger(__name__)
 
@@ -143,11 +144,11 @@ class LoginGuard:
     Args:
         app: The ASGI app behind it (gradio's).
         throttle: The app's `LoginThrottle`.
-        trusted_proxies: How many proxies append to `X-Forwarded-For` (0: believe none).
+        proxies: The proxies whose `X-Forwarded-For` is believed (default none).
     """
 
-    def __init__(self, app: Any, throttle: LoginThrottle, trusted_proxies: int = 0):
-        self.app, self.throttle, self.trusted_proxies = app, throttle, trusted_proxies
+    def __init__(self, app: Any, throttle: LoginThrottle, proxies: Proxies = NO_PROXIES):
+        self.app, self.throttle, self.proxies = app, throttle, proxies
 
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
         if scope["type"] != "http" or scope["method"] != "POST" or not _is_login(scope):
@@ -158,7 +159,7 @@ class LoginGuard:
             await _answer(send, 413, "The sign-in form is too large.")
             return
         name = await _form_name(scope, body)
-        refusal = self.throttle.refusal(name, scope_client(scope, self.trusted_proxies))
+        refusal = self.throttle.refusal(name, scope_client(scope, self.proxies))
         if refusal is not None:
             logger.info("sign-in refused for %r: %s", name, refusal.message)
             await _answer(send, 429, refusal.message, refusal.retry_after)

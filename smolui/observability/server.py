@@ -114,8 +114,11 @@ class AppServer:
         self.host, self.port = host, port
         self._sockets = None if sock is None else [sock]
         # Open event streams (pages, API clients) would hold a graceful shutdown for ever.
+        # proxy_headers off: the app reads X-Forwarded-For itself, from the proxies it was
+        # told of (smolui.auth.proxy_peers), so it must see the connection's own address.
         config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on",
-                                timeout_graceful_shutdown=SHUTDOWN_GRACE_S)  # fmt: skip
+                                timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
+                                proxy_headers=False)  # fmt: skip
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._run, name="smolui-http", daemon=True)
 

@@ -235,10 +235,14 @@ def build_admission(settings: Any, store: Any = None) -> TurnAdmission:
         AuthSetupError: Sign-in is configured in a way that cannot work.
     """
     from smolui.auth import AuthConfig
+    from smolui.auth.proxy_peers import Proxies
     from smolui.turns.limits import Limits
 
-    proxies = settings.trusted_proxies if settings.trust_proxy else 0
-    sign_in = SignIn(AuthConfig.from_settings(settings), trusted_proxies=proxies)
+    proxies = Proxies.from_settings(settings)
+    if proxies.active:
+        logger.info("X-Forwarded-For believed from %s (%d hops)",
+                    ",".join(proxies.peers.entries), proxies.hops)  # fmt: skip
+    sign_in = SignIn(AuthConfig.from_settings(settings), proxies=proxies)
     limits, limiter = Limits.from_settings(settings), None
     if limits.active:  # without limits nothing is counted: no write per turn
         ledger = None

@@ -11,6 +11,7 @@ from starlette.datastructures import Headers
 from smolui.app.settings import settings_from_args
 from smolui.auth import AuthConfig, Identity, SignIn
 from smolui.auth.identity import client_address
+from smolui.auth.proxy_peers import Proxies, ProxyPeers
 from smolui.observability.metrics import AppMetrics
 from smolui.turns.admission import Admission, TurnAdmission, build_admission
 from smolui.turns.limits import Limits, UsageLimiter
@@ -28,19 +29,29 @@ def request(forwarded: str | list[str], peer: str = "10.0.0.1") -> SimpleNamespa
     return SimpleNamespace(headers=Headers(raw=raw), client=SimpleNamespace(host=peer))
 
 
+def proxies(hops: int) -> Proxies:
+    """`hops` proxies in front, the nearest connecting from 10.0.0.1 (as `request`'s peer)."""
+    return Proxies(hops=hops, peers=ProxyPeers(["10.0.0.1"]))
+
+
 def test_the_client_is_read_from_the_right_of_x_forwarded_for():
     # The client writes anything it likes first; each trusted proxy appends what it saw.
     sent = request("6.6.6.6, 203.0.113.9")
-    assert client_address(sent, 1) == "203.0.113.9"
-    assert client_address(request(["6.6.6.6", "203.0.113.9, 10.0.0.2"]), 2) == "203.0.113.9"
-    assert client_address(sent, 0) == "10.0.0.1"  # not behind a proxy: the connection
-    assert client_address(request("203.0.113.9"), 2) == "10.0.0.1"  # too short to believe
+    assert client_address(sent, proxies(1)) == "203.0.113.9"
+    chained = request(["6.6.6.6", "203.0.113.9, 10.0.0.2"])
+    assert client_address(chained, proxies(2)) == "203.0.113.9"
+    assert client_address(sent, proxies(0)) == "10.0.0.1"  # not behind a proxy: the connection
+    assert client_address(request("203.0.113.9"), proxies(2)) == "10.0.0.1"  # too short
 
 
 def test_trusted_proxies_come_from_the_settings():
-    settings = settings_from_args([], {"SMOLUI_TRUST_PROXY": "1", "SMOLUI_TRUSTED_PROXIES": "2"})
+    settings = settings_from_args([], {"SMOLUI_TRUST_PROXY": "1", "SMOLUI_TRUSTED_PROXIES": "2",
+                                       "SMOLUI_PROXY_PEERS": "10.0.0.0/24"})  # fmt: skip
     identity = build_admission(settings).sign_in.identify(request("6.6.6.6, 203.0.113.9, 10.0.0.2"))
     assert identity.client == "203.0.113.9"
+    # The default proxy peer is this machine: 10.0.0.1 is not one, its header is ignored.
+    by_default = settings_from_args([], {"SMOLUI_TRUST_PROXY": "1"})
+    assert build_admission(by_default).sign_in.identify(request("6.6.6.6")).client == "10.0.0.1"
     untrusted = build_admission(settings_from_args([], {})).sign_in.identify(request("6.6.6.6"))
     assert untrusted.client == "10.0.0.1"
 
