@@ -29,7 +29,10 @@ sys.path.insert(0, str(ROOT))
 
 
 def step_reply(index: int, last: bool) -> str:
-    code = "final_answer(total)" if last else f"total = {index} * 2\nprint('step', {index}, total)"
+    # A one-step turn has no earlier step's `total`: it answers with the value itself (else
+    # every step fails on the name and the turn runs to the step limit).
+    answer = "final_answer(total)" if index > 1 else f"final_answer({index} * 2)"
+    code = answer if last else f"total = {index} * 2\nprint('step', {index}, total)"
     return f"Thought: step {index}, doing a small computation as planned.\n<code>\n{code}\n</code>"
 
 

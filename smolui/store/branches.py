@@ -228,6 +228,22 @@ def read_path(session: Session, conversation_id: str, branch: int) -> tuple[list
             read_rows(session, MemoryStepRow, conversation_id, branch))  # fmt: skip
 
 
+def message_count(session: Session, conversation_id: str, branch: int) -> int:
+    """How many messages one branch holds, counted in the database: the page asks after
+    every turn, and reading (and decoding) a long conversation's rows each time would make
+    a turn cost more the longer the conversation.
+
+    Args:
+        session: The open database session.
+        conversation_id: Which conversation.
+        branch: Which branch.
+    """
+    counted = select(func.count()).where(
+        ChatMessageRow.conversation_id == conversation_id, ChatMessageRow.branch == branch
+    )
+    return int(session.execute(counted).scalar() or 0)
+
+
 def show(session: Session, conversation_id: str, branch: int, now: datetime) -> None:
     """Make `branch` the one shown and saved to.
 
@@ -295,6 +311,7 @@ __all__ = [
     "fork",
     "mark_seen",
     "matching_branch",
+    "message_count",
     "pick",
     "read_path",
     "show",

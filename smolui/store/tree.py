@@ -72,7 +72,7 @@ class ConversationTree:
             if row is None:
                 return []
             active = row.active_branch or 0
-            length = len(branches.read_path(session, conversation_id, active)[0])
+            length = branches.message_count(session, conversation_id, active)
             return branches.versions(session, conversation_id, active, length)
 
     def fork(self, owner: str, conversation_id: str, at: int, messages: list[Any]) -> int | None:

@@ -165,3 +165,16 @@ def test_a_linear_conversation_becomes_one_branch_and_the_downgrade_keeps_the_br
         assert store.list("alice", "May") == []
     finally:
         store.close()
+
+
+def test_a_branch_counts_its_own_messages(store):
+    from smolui.store.branches import message_count
+
+    save(store, TWO_TURNS)
+    ConversationTree(store).fork("alice", "c1", 3, TWO_TURNS[:3])
+    with store.session() as session:
+        # Counted in the database (the page asks after every turn): the first branch keeps
+        # its four messages, the one forked at the last answer holds the three before it.
+        assert message_count(session, "c1", 0) == 4
+        assert message_count(session, "c1", 1) == 3
+        assert message_count(session, "c1", 7) == 0
