@@ -180,6 +180,18 @@ class ComposeFleet:
                            capture_output=True, timeout=60)  # fmt: skip
         return False
 
+    def logs(self, *services: str, tail: int = 80) -> str:
+        """The last lines each service wrote, and how often it restarted (what a failure
+        message shows: a replica that restarted forgets its place in the script)."""
+        out = []
+        for service in services:
+            for container in self.containers(service):
+                shown = subprocess.run(["podman", "inspect", "--format", "{{.RestartCount}}",
+                                        container], capture_output=True, text=True, timeout=120)  # fmt: skip
+                out.append(f"--- {service} {container[:12]}: restarts {shown.stdout.strip()}")
+            out.append(self.compose("logs", "--no-color", f"--tail={tail}", service))
+        return "\n".join(out)
+
     def containers(self, service: str) -> list[str]:
         """The ids of the service's containers (none before it is created). Asked of podman
         by compose's labels: no API round trip while `up` keeps the service busy."""

@@ -150,7 +150,9 @@ def test_the_hourly_turn_limit_holds_for_turns_racing_on_both_replicas(fleet):
     assert isinstance(errors[refused[0]][0], RateLimitError), errors
     admitted = next(name for name in clients if name not in refused)
     # Its held turn runs on.
-    assert turns[admitted].is_alive() and not errors[admitted], "".join(said[admitted])
+    assert turns[admitted].is_alive() and not errors[admitted], (
+        f"{''.join(said[admitted])}\n{fleet.logs(*SERVICES.values())}"
+    )
 
 
 # The kernels' script, replayed by each replica: where the code runs (kept in a variable),

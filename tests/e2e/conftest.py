@@ -108,8 +108,18 @@ def open_page(browser):
         context.set_default_timeout(60_000)
         contexts.append(context)
         page = context.new_page()
+        # What went wrong in the page, for a load that never ends (seen once under load: the
+        # page stayed at gradio's "Loading..." without its message box).
+        troubles: list[str] = []
+        page.on("console", lambda m: troubles.append(f"console {m.type}: {m.text}")
+                if m.type in ("error", "warning") else None)  # fmt: skip
+        page.on("pageerror", lambda error: troubles.append(f"page error: {error}"))
+        page.on("requestfailed", lambda r: troubles.append(f"failed: {r.url} {r.failure}"))
         page.goto(url + ("?__theme=dark" if dark else ""))
-        expect(page.locator("#message textarea")).to_be_enabled(timeout=60_000)  # a cold load
+        try:  # a cold load on a busy machine
+            expect(page.locator("#message textarea")).to_be_enabled(timeout=120_000)
+        except AssertionError as error:
+            raise AssertionError(f"{error}\nthe page said:\n" + "\n".join(troubles)) from error
         return page
 
     yield open_
