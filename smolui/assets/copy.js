@@ -38,13 +38,16 @@
     const media = element.querySelector("img[src], audio[src], a[href]");
     return media ? (media.src || media.href) : "";
   };
-  // The footer (`✓ answered · 2 steps · …`) and the steps are the turn's record, not its answer.
+  // The footer (`✓ answered · 2 steps · …`), the steps and the list of files the code wrote
+  // (its download links) are the turn's record, not its answer.
   const isFooter = (element) => {
     const sub = element.querySelector("sub");
     return sub && element.innerText.trim() === sub.innerText.trim();
   };
+  const isFilesOut = (element) => !!element.querySelector('a[href*="/smolui/files/"]');
   const answers = (row) => [...row.querySelectorAll('[data-testid="bot"]')]
-    .filter((element) => !element.querySelector(".thought-group") && !isFooter(element))
+    .filter((element) => !element.querySelector(".thought-group") && !isFooter(element)
+      && !isFilesOut(element))
     .map(shown).filter(Boolean);
   const conversation = () => {
     const parts = [];

@@ -1,7 +1,9 @@
 () => {
-  // smolui's page behaviour: sidebar folded on narrow screens, Esc stops, live step timers,
-  // the chat's trash is Clear, Clear and Delete ask first, named attachment chips, the
-  // pencil on the last message only, the upload size limit in the app's own words.
+  // smolui's page behaviour: sidebar folded on narrow screens (and again once a conversation
+  // is picked there), Esc stops, live step timers, the chat's trash is Clear, Clear and
+  // Delete ask first, named attachment chips, the pencil on messages without files, one row
+  // of buttons per turn under its answer (with a copy button), the upload size limit in the
+  // app's own words.
   const NARROW = 900;
   const loadedAt = performance.now();
   let folded = false;
@@ -11,6 +13,22 @@
     const toggle = sidebar && sidebar.querySelector(".toggle-button");
     if (toggle) { toggle.click(); folded = true; }
   };
+  let foldPending = false;
+  // On a narrow screen the open sidebar covers the chat: a conversation picked there, or a
+  // new one, is shown by folding it. Only a pointer's click (detail > 0): arrow keys walk the
+  // list one conversation at a time, and folding would leave the focus on a hidden control.
+  document.addEventListener("click", (event) => {
+    if (event.detail === 0 || window.innerWidth >= NARROW) return;
+    const target = event.target.closest ? event.target : event.target.parentElement;
+    if (foldPending || !target || !target.closest(".sidebar.open")) return;
+    if (!target.closest(".conversation-list label, .new-chat-button")) return;
+    foldPending = true;  // a label's click reaches its radio as a second click
+    setTimeout(() => {  // after gradio has taken the click
+      foldPending = false;
+      const toggle = document.querySelector(".sidebar.open .toggle-button");
+      if (toggle) toggle.click();
+    }, 0);
+  });
   // Clear asks first; "Cancel" stops the click here, before gradio sees it (an event
   // cancelled inside gradio would leave an error over the chat). The chat's own trash icon
   // does what Clear does: the click goes to the Clear button instead of only hiding the chat.
@@ -135,18 +153,55 @@
   };
   // gradio repeats the answer's buttons (copy, retry, undo) under every message of a turn:
   // each step, note and the footer. Only the answer keeps them (the message before the
-  // footer, or the last one of a turn that ended without an answer).
+  // footer, or the last one of a turn that ended without an answer). The list of files the
+  // code wrote comes after the footer: it is not the answer either.
   const oneButtonRow = (row) => {
     const panels = [...row.querySelectorAll(".message-buttons")];
     const owner = (panel) => panel.previousElementSibling;
     const footer = (panel) => owner(panel) && owner(panel).querySelector("sub")
       && !owner(panel).querySelector(".thought-group");
-    const kept = panels.length > 1 && footer(panels[panels.length - 1])
-      ? panels[panels.length - 2] : panels[panels.length - 1];
+    const filesOut = (panel) => owner(panel) && owner(panel).querySelector(FILES_OUT);
+    let last = panels.length - 1;
+    while (last > 0 && filesOut(panels[last])) last -= 1;
+    const kept = last > 0 && footer(panels[last]) ? panels[last - 1] : panels[last];
     panels.forEach((panel) => {
       const display = panel === kept ? "" : "none";
       if (panel.style.display !== display) panel.style.display = display;
     });
+    if (kept) answerButtons(kept);
+  };
+  // gradio gives a turn its copy button only when every message of the turn is text, and its
+  // Download saves the turn's first file: after a step that drew a figure, a text answer had
+  // no copy and a Download of that step's figure. The answer gets a copy button (copy.js
+  // copies what it shows) and a Download only when it is itself a picture or a file.
+  const FILES_OUT = 'a[href*="/smolui/files/"]';  // smolui/api/file_routes.py FILES_PREFIX
+  const COPY_ICON = '<svg xmlns="http://www.w3.org/2000/svg" width="100%" height="100%" '
+    + 'viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" '
+    + 'aria-hidden="true"><rect x="9" y="9" width="13" height="13" rx="2"/>'
+    + '<path d="M5 15H4a2 2 0 0 1-2-2V4a2 2 0 0 1 2-2h9a2 2 0 0 1 2 2v1"/></svg>';
+  const answerButtons = (panel) => {
+    const answer = panel.previousElementSibling;
+    const wrapper = panel.querySelector(".icon-button-wrapper");
+    if (!answer || !wrapper) return;
+    const media = answer.querySelector("img, audio, video, .file-container");
+    const download = wrapper.querySelector('[data-testid="download-link"]');
+    const display = media ? "" : "none";
+    if (download && download.style.display !== display) download.style.display = display;
+    const copies = wrapper.querySelector(
+      'button[aria-label="Copy message"], button[aria-label="Copied message"]');
+    const model = wrapper.querySelector("button.icon-button");
+    if (media || copies || !model) return;
+    const button = model.cloneNode(false);  // gradio's look (its scoped classes), no handlers
+    button.removeAttribute("disabled");
+    button.style.display = "";
+    button.setAttribute("aria-label", "Copy message");
+    button.title = "Copy message";
+    button.classList.add("smolui-copy");
+    const inner = document.createElement("div");
+    inner.className = model.firstElementChild ? model.firstElementChild.className : "";
+    inner.innerHTML = COPY_ICON;
+    button.appendChild(inner);
+    wrapper.prepend(button);
   };
   document.addEventListener("keydown", (event) => {
     if (event.key !== "Escape") return;

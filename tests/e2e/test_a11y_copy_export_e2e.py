@@ -176,3 +176,59 @@ def test_export_downloads_markdown_in_one_click_with_images_and_no_server_paths(
     leaked = [path for path in server_paths if path in exported]
     assert not leaked, f"the export names server paths: {leaked}"
     assert "path = 'notes.csv'" in exported, "the code keeps the file's name"
+
+
+def test_an_answer_after_a_step_that_drew_a_figure_has_its_copy_button(app, open_page):
+    # gradio shows its copy button only when every message of the turn is text: a step with
+    # a figure took it away, and the Download beside the answer saved that step's figure.
+    app.model_options = {"loop": True}
+    app.script = lambda: by_task(
+        {
+            "figure": [
+                "<code>\nimport matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.show()\n</code>",
+                f"<code>\nfinal_answer('{ANSWER}')\n</code>",
+            ]
+        }
+    )
+    page = open_page(app.url)
+    allow_clipboard(page, app.url)
+    send(page, "Draw a figure, then add 1, 2 and 3")
+    expect(bot(page, ANSWER)).to_be_visible()
+    wait_turn_done(page)
+    expect(step_title(page, "1 image")).to_have_count(1)  # the step drew its figure
+    buttons = page.locator(f"{CHAT} .bot-row .message-buttons").filter(visible=True)
+    expect(buttons).to_have_count(1)
+    copy = buttons.locator("button[aria-label='Copy message']")
+    expect(copy).to_be_visible()
+    expect(buttons.locator("[data-testid='download-link']")).to_be_hidden()
+    copy.click()
+    expect(page.locator("#smolui-announce")).to_have_text("Answer copied")
+    assert clipboard(page) == ANSWER
+
+
+def test_a_turn_that_wrote_files_copies_its_answer_not_the_file_list(app, open_page):
+    # The list of files the code wrote follows the turn's footer: the turn's buttons went
+    # under it, and its copy button copied the list ("Download all (.zip)") as the answer.
+    app.model_options = {"loop": True}
+    app.script = lambda: by_task(
+        {
+            "write": [
+                "<code>\nopen('notes.txt', 'w').write('written by the code')\n"
+                f"final_answer('{ANSWER}')\n</code>"
+            ]
+        }
+    )
+    page = open_page(app.url)
+    allow_clipboard(page, app.url)
+    send(page, "write the sum to a file")
+    expect(page.locator(f"{CHAT} a", has_text="notes.txt")).to_be_visible()
+    wait_turn_done(page)
+    buttons = page.locator(f"{CHAT} .bot-row .message-buttons").filter(visible=True)
+    expect(buttons).to_have_count(1)
+    buttons.locator("button[aria-label='Copy message']").click()
+    expect(page.locator("#smolui-announce")).to_have_text("Answer copied")
+    assert clipboard(page) == ANSWER
+    page.locator(f"{CHAT} button[aria-label='Copy conversation']").click()
+    expect(page.locator("#smolui-announce")).to_have_text("Conversation copied")
+    text = clipboard(page)
+    assert text == f"You: write the sum to a file\n\nAgent: {ANSWER}", text
