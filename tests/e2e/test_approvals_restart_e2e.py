@@ -91,12 +91,13 @@ def test_two_pages_pressing_run_at_once_run_the_action_once(app, open_page, brow
         ]
         for run in runs:
             run.dispatch_event("click")
-        expect(bot(page, "Counted.")).to_be_visible()
+        # The loser is told at once, and a toast goes away after a while: looked for before
+        # the winner's answer, which may take longer than that on a busy machine.
         told = [p.locator(TOAST, has_text="already answered") for p in (page, other)]
-        wait_for(
-            lambda: sum(t.count() for t in told) == 1, "the losing page, and it alone, is told"
-        )
+        wait_for(lambda: sum(t.count() for t in told) >= 1, "the losing page is told")
+        assert sum(t.count() for t in told) == 1, "the losing page, and it alone, is told"
         assert ALREADY_ANSWERED in (told[0].all_inner_texts() + told[1].all_inner_texts())[0]
+        expect(bot(page, "Counted.")).to_be_visible()
         assert ran.read_text().splitlines() == ["ran"], "the action ran once"
     finally:
         context.close()
