@@ -41,6 +41,16 @@ def allow_clipboard(page, url: str) -> None:
     page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=url.rstrip("/"))
 
 
+def asked(app, open_page, question: str):
+    """A page (clipboard allowed) that asked `question` and shows the turn's answer, ended."""
+    page = open_page(app.url)
+    allow_clipboard(page, app.url)
+    send(page, question)
+    expect(bot(page, ANSWER)).to_be_visible()
+    wait_turn_done(page)
+    return page
+
+
 def from_the_top(page) -> None:
     """Focus goes back to the page itself (where it started before this fix), so the next
     Tab starts from the top of the page."""
@@ -126,11 +136,7 @@ def test_copy_gives_the_answer_and_a_clean_conversation(app, open_page):
             ]
         }
     )
-    page = open_page(app.url)
-    allow_clipboard(page, app.url)
-    send(page, "What is the sum of 1, 2 and 3?")
-    expect(bot(page, ANSWER)).to_be_visible()
-    wait_turn_done(page)
+    page = asked(app, open_page, "What is the sum of 1, 2 and 3?")
     copy = page.locator(f"{CHAT} .bot-row .message-buttons button[aria-label='Copy message']")
     visible = copy.filter(visible=True)
     expect(visible).to_have_count(1)  # one row of buttons per turn, under the answer
@@ -190,11 +196,7 @@ def test_an_answer_after_a_step_that_drew_a_figure_has_its_copy_button(app, open
             ]
         }
     )
-    page = open_page(app.url)
-    allow_clipboard(page, app.url)
-    send(page, "Draw a figure, then add 1, 2 and 3")
-    expect(bot(page, ANSWER)).to_be_visible()
-    wait_turn_done(page)
+    page = asked(app, open_page, "Draw a figure, then add 1, 2 and 3")
     expect(step_title(page, "1 image")).to_have_count(1)  # the step drew its figure
     buttons = page.locator(f"{CHAT} .bot-row .message-buttons").filter(visible=True)
     expect(buttons).to_have_count(1)
