@@ -11,6 +11,7 @@ from typing import Any
 
 from smolui.api.export_routes import ExportTickets, export_router
 from smolui.api.file_routes import FILES_PREFIX, file_router
+from smolui.api.viewer import gradio_viewer
 from smolui.conversations.keeper import ConversationKeeper
 from smolui.sessions import ConversationUnavailableError
 
@@ -26,10 +27,20 @@ class Downloads:
         keeper: The app's conversation keeper.
         quota_mb: Most megabytes one owner may keep (uploads and written files; 0: no quota).
         model_label: The model's name, noted in exports.
+        sign_in: The app's `SignIn`: with sign-in on, a signed-in owner's files are served
+            to that owner only (`smolui.api.file_routes`); None or "none": the link's key.
     """
 
-    def __init__(self, keeper: ConversationKeeper, quota_mb: float, model_label: Callable[[], str]):
+    def __init__(
+        self,
+        keeper: ConversationKeeper,
+        quota_mb: float,
+        model_label: Callable[[], str],
+        sign_in: Any = None,
+    ):
         self.keeper, self.model_label = keeper, model_label
+        on = sign_in is not None and sign_in.mode != "none"
+        self.viewer = gradio_viewer(sign_in) if on else None
         self.quota_bytes = int(quota_mb * MB)
         self.tickets = ExportTickets()
         self._outputs: Any = None
@@ -98,7 +109,7 @@ class Downloads:
         from fastapi import APIRouter
 
         router = APIRouter()
-        router.include_router(file_router(self.outputs))
+        router.include_router(file_router(self.outputs, self.viewer))
         router.include_router(export_router(self.tickets, self.stored_chat, self.model_label))
         return router
 

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from starlette.requests import Request  # module level: FastAPI reads the routes' annotations
 
 from smolui.api.file_routes import FILES_PREFIX
-from smolui.auth import Identity
+from smolui.api.viewer import Viewer, gradio_viewer
 from smolui.conversations.branches import active_path_messages
 from smolui.conversations.keeper import ConversationKeeper
 from smolui.render.share_page import (
@@ -42,9 +41,6 @@ PAGE_HEADERS = {
     "X-Robots-Tag": "noindex, nofollow",
     "X-Content-Type-Options": "nosniff",
 }
-
-# Who a plain HTTP request comes from (the share route is not a gradio event).
-Viewer = Callable[[Any], Identity]
 
 
 class ShareLinks:
@@ -160,83 +156,6 @@ class ShareLinks:
             if real.startswith(base + os.sep) and os.path.isfile(real):
                 return Path(real)
         return None
-
-
-def gradio_viewer(sign_in: Any) -> Viewer:
-    """Who a plain HTTP request comes from, by the sign-in of the gradio app it is served
-    beside: the login cookie of password sign-in, the session of Hugging Face sign-in. The
-    identity is the one `SignIn.identify` gives a gradio event.
-
-    Args:
-        sign_in: The app's `SignIn`.
-    """
-    from types import SimpleNamespace
-
-    def identify(request: Any) -> Identity:
-        gradio_app = _gradio_app(request)
-        if gradio_app is None:
-            return Identity()
-        if sign_in.mode == "password":
-            event = SimpleNamespace(username=_password_user(gradio_app, request),
-                                    client=request.client, headers=request.headers)  # fmt: skip
-            return sign_in.identify(event)
-        if sign_in.mode == "hf":
-            profile = _hf_profile(gradio_app, request)
-            return sign_in.identify(None, profile) if profile else Identity()
-        return Identity()
-
-    return identify
-
-
-def _gradio_app(request: Any) -> Any:
-    """The gradio app mounted beside the share route (None when there is none).
-
-    Gradio private, checked against 6.31: `gr.mount_gradio_app` mounts its `App` (a FastAPI
-    with `tokens` and `cookie_id`, as its own routes read them) on the parent app.
-    """
-    for route in getattr(request.app, "routes", []):
-        app = getattr(route, "app", None)
-        if hasattr(app, "tokens") and hasattr(app, "cookie_id"):
-            return app
-    return None
-
-
-def _password_user(gradio_app: Any, request: Any) -> str | None:
-    """The user gradio's login cookie names (gradio private, as `_gradio_app` says)."""
-    cookie_id = gradio_app.cookie_id
-    token = request.cookies.get(f"access-token-{cookie_id}") or request.cookies.get(
-        f"access-token-unsecure-{cookie_id}"
-    )
-    user = gradio_app.tokens.get(token) if token else None
-    return str(user) if user else None
-
-
-def _hf_profile(gradio_app: Any, request: Any) -> dict | None:
-    """The Hugging Face profile in gradio's signed session cookie, or None.
-
-    Gradio private, checked against 6.31: its OAuth keeps `oauth_info` (with `userinfo` and
-    `expires_at`) in Starlette's `SessionMiddleware` on its own app; that middleware's signer
-    reads the cookie here.
-    """
-    import base64
-    import json
-    import time
-
-    layer = getattr(gradio_app, "middleware_stack", None)
-    while layer is not None and not hasattr(layer, "signer"):
-        layer = getattr(layer, "app", None)
-    cookie = request.cookies.get(getattr(layer, "session_cookie", "session")) if layer else None
-    if not cookie:
-        return None
-    try:
-        data = layer.signer.unsign(cookie.encode("utf-8"), max_age=layer.max_age)
-        info = json.loads(base64.b64decode(data)).get("oauth_info") or {}
-    except Exception:  # a forged, expired or foreign cookie: not signed in
-        return None
-    if float(info.get("expires_at") or 0) < time.time():
-        return None
-    profile = info.get("userinfo")
-    return profile if isinstance(profile, dict) else None
 
 
 __all__ = ["SHARE_PREFIX", "SHARING_MODES", "ShareLinks", "gradio_viewer"]

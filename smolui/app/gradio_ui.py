@@ -171,7 +171,9 @@ class GradioUI(GradioUIApiMixin):
         self.metrics = AppMetrics(self.registry, queue=self.admission.queue)
         self.ready_checks.setdefault("store", lambda: store_check(keeper.store)())
         # Files the code writes, exports and share links, through the app's own routes.
-        self.downloads = Downloads(keeper, self.settings.owner_quota_mb, self.model_label)
+        self.downloads = Downloads(
+            keeper, self.settings.owner_quota_mb, self.model_label, self.admission.sign_in
+        )
         config = dataclasses.replace(config, upload_room=self.downloads.upload_room)
         sharing, viewer = self.settings.sharing, gradio_viewer(self.admission.sign_in)
         self.shares = ShareLinks(keeper, sharing, viewer)

@@ -94,6 +94,7 @@ class ChatHandlers:
         self.keeper = keeper
         self.observer: TurnObserver = observer or NoTurnObserver()
         self.admission = admission
+        self.files = files
         self.runner = TurnRunner(config, self.observer, self._save, files)
         # Shown but not started: a reload in between gives them back (`smolui.turns.unsent`).
         self.unsent = UnsentMessages()
@@ -328,6 +329,7 @@ class ChatHandlers:
         agent = session.built_agent if session is not None else None
         files = session.files if session is not None else []
         reading = [os.path.basename(path) for path in pending.files] if pending is not None else []
+        kept = self.files.kept(session) if self.files is not None and session is not None else []
         config = self.config
         picked = session.model if session is not None else None
         if picked is not None and not config.model_available(picked):
@@ -345,6 +347,8 @@ class ChatHandlers:
             files,
             running=running,
             reading=reading,
+            written=kept,
+            url_prefix=self.files.url_prefix if self.files is not None else "",
         )
 
 

@@ -1,4 +1,5 @@
-"""The message under an answer that offers the files the agent's code wrote for download.
+"""The message under an answer that offers the files the agent's code wrote for download,
+and the same links as the side panel lists them.
 
 Each link goes through the app's own route (`smolui.api.file_routes`), never gradio's file
 cache: `<prefix>/<batch>/<key>/<id>/<name>` for one file, `<prefix>/<batch>/<key>/all.zip`
@@ -50,14 +51,25 @@ def render_downloads(files: list[Any], prefix: str) -> Message:
         files: Stored files of one turn (`OutputFile`s), not empty.
         prefix: The download route's prefix.
     """
-    lines = [HEADING, ""]
-    for file in files:
-        label = _MARKDOWN_SPECIAL.sub(r"\\\1", file.name)
-        lines.append(f"- [{label}]({file_url(prefix, file)}) · {file_size(file.size)}")
+    lines = [HEADING, "", *file_lines(files, prefix)]
     if len(files) > 1:
         first = files[0]
         lines += ["", f"[{ZIP_LABEL}]({prefix}/{first.batch}/{first.key}/all.zip)"]
     return {"role": "assistant", "content": "\n".join(lines)}
+
+
+def file_lines(files: list[Any], prefix: str) -> list[str]:
+    """One Markdown list item per file: its name as a download link, and its size.
+
+    Args:
+        files: Stored files (`OutputFile`s).
+        prefix: The download route's prefix.
+    """
+    lines = []
+    for file in files:
+        label = _MARKDOWN_SPECIAL.sub(r"\\\1", file.name)
+        lines.append(f"- [{label}]({file_url(prefix, file)}) · {file_size(file.size)}")
+    return lines
 
 
 def render_not_kept(reason: str) -> Message:
@@ -84,4 +96,11 @@ def is_downloads(message: Any, prefix: str) -> bool:
     return text.startswith(HEADING) and f"]({prefix}/" in text
 
 
-__all__ = ["file_size", "file_url", "is_downloads", "render_downloads", "render_not_kept"]
+__all__ = [
+    "file_lines",
+    "file_size",
+    "file_url",
+    "is_downloads",
+    "render_downloads",
+    "render_not_kept",
+]

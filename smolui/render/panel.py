@@ -9,6 +9,7 @@ from typing import Any
 
 from agents.loop.agent import MultiStepAgent
 from agents.small_model.profile import is_small_model_id
+from smolui.render.downloads import file_lines
 from smolui.uploads.describe import human_size
 
 RUNNING = "answering (Stop or Esc ends it)"
@@ -17,6 +18,7 @@ HOW_TO_CHANGE_MODEL = "Change it with `--model` or `SMOLUI_MODEL` (see `python a
 DEMO_LINE = "Demo mode: canned answers"
 TINY_LINE = "Tiny offline model: simple tasks; connect a real model for more"
 ABOUT_SERVER = "About this server"
+WRITTEN_HEADING = "Written by the code"
 TINY_MODEL_NOTE = (
     "This offline model is tiny: simple sums, strings and dates only. For real work, run "
     "`python app.py --model hf:Qwen/Qwen2.5-Coder-32B-Instruct` with an `HF_TOKEN`."
@@ -187,6 +189,24 @@ def files_table(files: list[Any], reading: Sequence[str] = ()) -> str:
     return "\n".join(rows)
 
 
+def files_section(
+    files: list[Any], reading: Sequence[str], written: Sequence[Any], url_prefix: str
+) -> list[str]:
+    """The panel's files: the uploads' table, then the files the code wrote as download links
+    (the uploads' "no files yet" hint only when there is neither).
+
+    Args:
+        files: `AcceptedFile`s of the conversation.
+        reading: Names of files just sent and being read now.
+        written: Stored files the conversation's code wrote (`OutputFile`s).
+        url_prefix: The download route's prefix.
+    """
+    lines = [files_table(files, reading)] if files or reading or not written else []
+    if written:
+        lines += ["", f"_{WRITTEN_HEADING}_", "", *file_lines(list(written), url_prefix)]
+    return lines
+
+
 def _cell(name: str) -> str:
     return str(name).replace("|", "\\|")
 
@@ -199,6 +219,8 @@ def side_panel(
     files: list[Any],
     running: bool = False,
     reading: Sequence[str] = (),
+    written: Sequence[Any] = (),
+    url_prefix: str = "",
 ) -> str:
     """The whole side panel as Markdown.
 
@@ -210,6 +232,9 @@ def side_panel(
         files: The conversation's uploaded files.
         running: Whether a turn runs now.
         reading: Names of the files sent with the running turn, not read yet.
+        written: Stored files the conversation's code wrote (`OutputFile`s), listed with
+            their download links.
+        url_prefix: The download route's prefix (`smolui.api.file_routes`).
     """
     if max_steps is not None:
         steps: int | str = max_steps
@@ -226,7 +251,7 @@ def side_panel(
             "",
             "**Files in this conversation**",
             "",
-            files_table(files, reading),
+            *files_section(files, reading, written, url_prefix),
             "",
             f"<details><summary>{ABOUT_SERVER}</summary>",
             "",

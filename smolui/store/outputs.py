@@ -3,7 +3,9 @@
 Each turn's files form a batch: the bytes are copied out of the code's working folder into
 the data folder (`ConversationFiles.outputs_dir`), one row each in `output_files` (migration
 0009). The batch's random key is what a download link carries, so only a page that was shown
-the turn (its owner's) can name a file; an id alone finds nothing.
+the turn (its owner's) can name a file; an id alone finds nothing. Each file says whose it
+is, so that with sign-in on the route serves a signed-in owner's files to that owner only, and
+a conversation's files are listed for its owner (the side panel).
 
 Everything is counted against the owner's byte quota (`smolui.store.quota`); a batch that
 does not fit is refused whole, so nothing is half-stored.
@@ -41,6 +43,7 @@ logger = logging.getLogger(__name__)
 NAME_CHARS = 255
 # A batch's file names may hold folders ("charts/a.png"); a name is never absolute or "..".
 MAX_FILES_PER_TURN = 20
+MAX_LISTED = 50  # files a conversation lists at once: the newest
 
 OUTPUT_FILES = Table(
     "output_files",
@@ -74,6 +77,8 @@ class OutputFile:
         name: Its path in the working folder ("report.csv", "charts/a.png").
         mime_type: Its type, guessed from the name.
         size: Bytes.
+        owner: Whose conversation it belongs to (the download route serves a signed-in
+            owner's files to that owner only).
     """
 
     id: int
@@ -82,6 +87,7 @@ class OutputFile:
     name: str
     mime_type: str
     size: int
+    owner: str = ""
 
 
 @dataclass(frozen=True)
@@ -180,6 +186,27 @@ class OutputFiles:
             return []
         return [_output_file(row) for row in rows]
 
+    def of_conversation(
+        self, conversation_id: str, owner: str, limit: int = MAX_LISTED
+    ) -> list[OutputFile]:
+        """The newest files the conversation's turns wrote, oldest first (for the side panel).
+
+        Args:
+            conversation_id: Which conversation.
+            owner: Its owner: another owner's conversation lists nothing.
+            limit: Most files listed.
+        """
+        query = (
+            select(OUTPUT_FILES)
+            .where(OUTPUT_FILES.c.conversation_id == conversation_id)
+            .where(OUTPUT_FILES.c.owner == owner)
+            .order_by(OUTPUT_FILES.c.id.desc())
+            .limit(limit)
+        )
+        with self.engine.connect() as connection:
+            rows = connection.execute(query).all()
+        return [_output_file(row) for row in reversed(rows)]
+
     def path_of(self, batch: str, key: str, file_id: int) -> tuple[OutputFile, Path] | None:
         """One file of a batch and where its bytes are, or None (wrong key, unknown file,
         bytes gone).
@@ -222,7 +249,16 @@ class OutputFiles:
 
 
 def _output_file(row: Any) -> OutputFile:
-    return OutputFile(row.id, row.batch, row.key, row.name, row.mime_type, int(row.size))
+    return OutputFile(
+        row.id, row.batch, row.key, row.name, row.mime_type, int(row.size), str(row.owner)
+    )
 
 
-__all__ = ["MAX_FILES_PER_TURN", "OUTPUT_FILES", "OutputFile", "OutputFiles", "StoredBatch"]
+__all__ = [
+    "MAX_FILES_PER_TURN",
+    "MAX_LISTED",
+    "OUTPUT_FILES",
+    "OutputFile",
+    "OutputFiles",
+    "StoredBatch",
+]

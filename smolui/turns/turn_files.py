@@ -1,5 +1,5 @@
 """Files out: what the agent's code wrote in its working folder during a turn, kept with the
-conversation and offered under the answer for download.
+conversation and offered under the answer and in the side panel for download.
 
 Before the turn the working folder's files are noted (name, size, modification time); after
 it, every file that is new or changed is copied into the store (`smolui.store.outputs`) and
@@ -102,6 +102,21 @@ class TurnFiles:
         if kept.refused:
             return [render_not_kept(kept.refused)]
         return [render_downloads(kept.files, self.url_prefix)]
+
+    def kept(self, session: Session) -> list[Any]:
+        """The stored files the conversation's turns wrote, for the side panel (none when the
+        store cannot answer now: the panel still shows the rest).
+
+        Args:
+            session: The conversation.
+        """
+        if session.owner is None:
+            return []
+        try:
+            return self.outputs().of_conversation(session.id, session.owner)
+        except Exception as error:  # the store down: the panel is drawn without them
+            logger.warning("could not list the files a conversation wrote: %s", error)
+            return []
 
 
 __all__ = ["TurnFiles", "snapshot", "written_since"]
