@@ -1,7 +1,8 @@
 () => {
   // smolui's keyboard and screen-reader fixes over gradio's page: a skip link to the message
   // box, focus in the box once the page has loaded, names for unnamed controls, finished
-  // steps no longer announced as busy. Put in the page's <head> by smolui/ui/theme.py.
+  // steps no longer announced as busy, no untranslated keys in gradio's status region, past
+  // conversations as one group for the keyboard. Put in the page's <head> by smolui/ui/theme.py.
   const BOX = "#message textarea";
   // The first link of the page: Tab once, Enter, and the cursor is in the message box
   // (the sidebar's conversations come before the box in the page's order).
@@ -57,12 +58,76 @@
       if (title.getAttribute("aria-busy") === "false") title.setAttribute("aria-busy", "true");
     });
   };
+  // gradio's status region announces each finished event by a translation key its English
+  // dictionary lacks ("common.complete"), which a screen reader would spell out. Such a key
+  // is taken out as it arrives (the region then says nothing); gradio's own words stay. Only
+  // the region's text node is changed: gradio keeps writing into it.
+  const UNTRANSLATED = /^[a-z_]+(\.[a-z_]+)+$/;
+  const quietKeys = (region) => {
+    region.childNodes.forEach((node) => {
+      if (node.nodeType === Node.TEXT_NODE && UNTRANSLATED.test(node.data.trim())) node.data = "";
+    });
+  };
+  const watchStatus = () => {
+    const region = document.querySelector('.sr-only[role="status"]');
+    if (!region) return false;
+    new MutationObserver(() => quietKeys(region))
+      .observe(region, {childList: true, subtree: true, characterData: true});
+    quietKeys(region);
+    return true;
+  };
+  const findStatus = () => {  // the region comes with gradio's app, after this script
+    if (watchStatus()) return;
+    const finder = new MutationObserver(() => { if (watchStatus()) finder.disconnect(); });
+    finder.observe(document.body, {childList: true, subtree: true});
+  };
+  // Past conversations are one radio group a keyboard user enters with one Tab: gradio names
+  // each radio on its own (a group of one each), so every conversation was its own Tab stop
+  // and arrows went nowhere. They share a name, one of them (the open conversation, else the
+  // first) is the Tab stop, the arrow keys, Home and End move the focus, and Enter or Space
+  // opens the focused conversation: walking the list opens nothing on the way.
+  const LIST = ".conversation-list";
+  const radios = () => [...document.querySelectorAll(LIST + ' input[type="radio"]')];
+  const rove = (stop) => {
+    const all = radios();
+    const current = stop || all.find((radio) => radio.checked)
+      || all.find((radio) => radio.tabIndex === 0) || all[0];
+    all.forEach((radio) => {
+      if (radio.name !== "smolui-conversations") radio.name = "smolui-conversations";
+      const index = radio === current ? 0 : -1;
+      if (radio.tabIndex !== index) radio.tabIndex = index;
+    });
+  };
+  const MOVES = {ArrowDown: 1, ArrowRight: 1, ArrowUp: -1, ArrowLeft: -1};
+  document.addEventListener("keydown", (event) => {
+    const radio = event.target;
+    if (!radio.matches || !radio.matches(LIST + ' input[type="radio"]')) return;
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const all = radios();
+    const at = all.indexOf(radio);
+    let next = null;
+    if (event.key in MOVES) next = all[(at + MOVES[event.key] + all.length) % all.length];
+    else if (event.key === "Home") next = all[0];
+    else if (event.key === "End") next = all[all.length - 1];
+    else if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      if (!radio.checked) radio.click();  // as a click: gradio opens the conversation
+      return;
+    } else return;
+    event.preventDefault();  // the browser's own arrows would open each one on the way
+    rove(next);
+    next.focus();
+  }, true);
   const start = () => {
     skipLink();
+    findStatus();
     const tick = () => {
       focusOnce();
       nameControls();
       busyOnlyWhileRunning();
+      // Redrawn radios come as Tab stops: the focused one (if any) stays the group's stop.
+      const focused = document.activeElement;
+      rove(focused && focused.matches && focused.matches(LIST + " input") ? focused : null);
     };
     setInterval(tick, 250);
     tick();

@@ -67,7 +67,8 @@ class EventPump:
     def batches(
         self, stop: threading.Event, poll_s: float = 0.05, min_interval_s: float = 0.0
     ) -> Iterator[list[Any]]:
-        """Yield lists of events as they arrive; end when the stream ends or `stop` is set.
+        """Yield lists of events as they arrive; end when the stream ends or `stop` is set
+        (events that arrive once it is set are not handed over).
 
         The last batch of a stream that ended comes after `on_done` has run: whoever sees a
         turn end (a page enabling its message box) finds its conversation free.
@@ -84,7 +85,15 @@ class EventPump:
             wait = poll_s
             if pending:
                 wait = min(poll_s, max(0.0, last + min_interval_s - time.monotonic()))
+            before = len(pending)
             ended = self._collect(pending, wait)
+            if stop.is_set():
+                # What arrived with the Stop may be the stopped run's own ending (its code
+                # killed, its step failed): the page stopped before it, so it is not shown.
+                del pending[before:]
+                if pending:
+                    yield pending
+                return
             if ended:  # the end is handed over once `on_done` has run (the claim released)
                 self.finished.wait()
             if pending and (ended or time.monotonic() - last >= min_interval_s):
