@@ -20,6 +20,7 @@ from agents.loop.agent import MultiStepAgent
 from agents.memory.io import FolderImageStore, MemoryFormatError, steps_from_data
 from agents.memory.steps import ActionStep
 from smolui.conversations import transcripts
+from smolui.conversations.branches import FollowedBranches
 from smolui.conversations.writer import ConversationWriter
 from smolui.sessions import ConversationUnavailableError, Resumed, Session
 from smolui.sessions.released import DeferredReleasedStore
@@ -70,6 +71,8 @@ class ConversationKeeper:
         self._retry_lock = threading.Lock()
         self._retrying = False
         self._writer = ConversationWriter(self.open, self._roots)
+        # Agents let go because another branch is shown (`smolui.conversations.branches`).
+        self.followed = FollowedBranches()
 
     @property
     def store(self) -> ConversationStore:

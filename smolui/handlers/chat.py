@@ -217,9 +217,11 @@ class ChatHandlers:
 
     def _notes(self, session: Session, conversation_id: str | None) -> list[Message]:
         """Notices for the page before the turn: the conversation was reopened from the
-        store, its agent was released, or its model is gone (it then uses the default)."""
+        store, its agent was released, or its model is gone (it then uses the default). An
+        agent let go because another branch is shown was not reopened: no notice."""
         notes: list[Message] = []
-        if session.resume_note:
+        followed = self.keeper is not None and self.keeper.followed.take(session.id)
+        if session.resume_note and not followed:
             notes.append(render_notice(RESUMED_NOTICE, "ℹ️"))
         if conversation_id and session.id != conversation_id:
             notes.append(render_notice(RELEASED_NOTICE, "ℹ️"))

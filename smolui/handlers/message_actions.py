@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from smolui.conversations.branches import Branches
+from smolui.conversations.titles import follow_first_message
 from smolui.handlers.chat import ChatHandlers
 from smolui.render.attachments import is_refused_chip
 from smolui.sessions import Session, is_conversation_id
@@ -56,11 +57,14 @@ class ActionResult:
         pending: What `ChatHandlers.run_turn` runs next (a message, a retry, or a retry that
             waits for the stopped turn to end), or None when nothing runs.
         notice: A short line for the page (a toast) when the action did not happen.
+        given_back: The text of a message taken back (an undo), for the message box, so
+            the person can change it and send it again; None when nothing was taken back.
     """
 
     chat: list[Message]
     pending: PendingTurn | None = None
     notice: str | None = None
+    given_back: str | None = None
 
 
 def text_only(content: Any) -> str | None:
@@ -127,7 +131,9 @@ class MessageActions:
         self.chat = chat
 
     def undo(self, history: list[Message], conversation_id: str | None) -> ActionResult:
-        """Take the last turn back: out of the chat, the agent's memory and its variables.
+        """Take the last turn back: out of the chat, the agent's memory and its variables;
+        its text is given back for the message box (its files are not: they are attached
+        again).
 
         Args:
             history: The chat.
@@ -142,7 +148,7 @@ class MessageActions:
             if not self._forget(session):
                 return ActionResult(history, notice=STILL_RUNNING)
             self._save(session, history[: turn[0]])
-        return ActionResult(history[: turn[0]])
+        return ActionResult(history[: turn[0]], given_back=_typed_text(history, turn))
 
     def retry(self, history: list[Message], conversation_id: str | None) -> ActionResult:
         """Run the last message again. After an undo the agent no longer holds the request
@@ -222,8 +228,10 @@ class MessageActions:
             self._branches().follow(conversation_id)  # type: ignore[arg-type]
         elif session is not None and not self._forget(session):
             return ActionResult(restored, notice=STILL_RUNNING)
-        if session is not None and _first_text(history[: turn[0]]) is None:
-            self._retitle(session, text_only(previous) or "", new_text)
+        if _first_text(history[: turn[0]]) is None:  # the first message: the title follows
+            follow_first_message(
+                self.chat.keeper, owner, conversation_id, text_only(previous), new_text
+            )
         shown = history[: turn[0]] + [{"role": "user", "content": new_text}]
         return ActionResult(shown, PendingTurn.message(new_text))
 
@@ -248,6 +256,10 @@ class MessageActions:
         shown = self._branches().switch(owner, conversation_id, position, step)  # type: ignore[arg-type]
         if shown is None:
             return ActionResult(history, notice=NO_VERSIONS)
+        # Another first message shown: the title made from the one left follows it.
+        follow_first_message(
+            self.chat.keeper, owner, conversation_id, _first_text(history), _first_text(shown)
+        )
         return ActionResult(shown)
 
     def versions(self, conversation_id: str | None) -> list[dict[str, Any]]:
@@ -287,22 +299,6 @@ class MessageActions:
             session.end_turn()
         return True
 
-    def _retitle(self, session: Session, old_text: str, new_text: str) -> None:
-        """The conversation's title follows its edited first message, when the title was
-        made from that message (a title the person chose stays)."""
-        from smolui.store.conversations import title_of
-
-        keeper = self.chat.keeper
-        if keeper is None or session.owner is None:
-            return
-        old, new = (title_of([{"role": "user", "content": t}]) for t in (old_text, new_text))
-        try:
-            stored = keeper.find(session.owner, session.id)
-            if stored is not None and stored.title == old and new != old:
-                keeper.rename(session.owner, session.id, new)
-        except Exception:  # the title is a nicety: the edit itself goes on
-            logger.warning("could not retitle an edited conversation", exc_info=True)
-
     def _save(self, session: Session, chat: list[Message]) -> None:
         keeper = self.chat.keeper
         if keeper is not None and session.owner is not None:
@@ -335,6 +331,18 @@ def _turn_text(history: list[Message], turn: tuple[int, int] | None) -> str | No
     if any(part is None for part in parts):
         return None
     return "\n".join(part for part in parts if part).strip()  # type: ignore[misc]
+
+
+def _typed_text(history: list[Message], turn: tuple[int, int]) -> str | None:
+    """What the person typed in a turn (its text messages; files and refused files left
+    out), or None when they typed nothing."""
+    parts = []
+    for message in history[turn[0] : turn[1] + 1]:
+        content = message.get("content")
+        text = None if is_refused_chip(content) else text_only(content)
+        if text and text.strip():
+            parts.append(text.strip())
+    return "\n".join(parts) or None
 
 
 def _first_text(history: list[Message]) -> str | None:

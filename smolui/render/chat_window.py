@@ -4,7 +4,9 @@ The server holds the whole chat; the page's Chatbot holds only the messages from
 on, so what the page sends and receives, and what it redraws, stays the same size however
 long the conversation grows. The messages before `start` stay on the server, and the page
 asks for them ("Earlier messages") when the person scrolls back. A window always opens on a
-message of the person's: a step's children never lose the step they belong to.
+message of the person's: a step's children never lose the step they belong to. It holds at
+least the last few turns whole, however many step messages they hold: a reopened
+conversation shows the questions it was about, not one answer's steps.
 
 Every index the page gives (the message it edited, the version it switched) counts from
 `start`; `full_index` turns it into the conversation's index, and `shown_versions` gives
@@ -17,9 +19,14 @@ from typing import Any
 
 Message = dict[str, Any]
 
-# Messages the page holds at most after a cut (a step's thought, code and output count as
-# messages too, so this is about three one-step turns); 0 keeps the whole chat on the page.
+# Messages the page holds after a cut (a step's thought, code and output count as messages
+# too, so this is about three one-step turns); 0 keeps the whole chat on the page.
 CHAT_WINDOW = 20
+
+# Messages of a one-step turn (the question, the step, its thought, code and output, the
+# answer, its footer): a window of `size` messages keeps at least `size // TURN_MESSAGES`
+# turns, so turns of many steps do not leave it one question (a 20-message window: 3).
+TURN_MESSAGES = 6
 
 
 def turn_starts(chat: list[Message]) -> list[int]:
@@ -38,9 +45,9 @@ def turn_starts(chat: list[Message]) -> list[int]:
 
 
 def window_start(chat: list[Message], size: int, keep: int | None = None) -> int:
-    """Where the page's window opens: the first turn that fits in the last `size` messages
-    (the last turn whole, when it alone is longer), and no later than the turn holding
-    message `keep`.
+    """Where the page's window opens: the first turn that fits in the last `size` messages,
+    and no later than the first of the last `turns_kept(size)` turns (whole, however long)
+    nor the turn holding message `keep`.
 
     Args:
         chat: The conversation's messages.
@@ -54,9 +61,20 @@ def window_start(chat: list[Message], size: int, keep: int | None = None) -> int
         return 0
     target = len(chat) - size
     start = next((s for s in starts if s >= target), starts[-1])
+    start = min(start, starts[-min(turns_kept(size), len(starts))])
     if keep is not None:
         start = min(start, _turn_holding(starts, keep))
     return start
+
+
+def turns_kept(size: int) -> int:
+    """The turns a window of `size` messages shows at least (one for a window smaller than a
+    one-step turn).
+
+    Args:
+        size: Messages the window holds (more than 0).
+    """
+    return max(1, size // TURN_MESSAGES)
 
 
 def earlier_start(chat: list[Message], start: int, size: int) -> int:

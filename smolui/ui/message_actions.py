@@ -49,8 +49,9 @@ def action_adapters(chat: ChatHandlers, window: PageWindow) -> dict[str, Callabl
     page's window and the messages held back before it (`window.inputs`), acts on the whole
     chat, and returns a new cut (`window.outputs`) first.
 
-    Returned: "undo" (-> the cut), "retry" and "edit" (-> the cut, pending, message box,
-    Stop button: a turn that starts disables the box and enables Stop, as a sent message does).
+    Returned: "undo" (-> the cut, the message box holding the undone text), "retry" and
+    "edit" (-> the cut, pending, message box, Stop button: a turn that starts disables the
+    box and enables Stop, as a sent message does).
 
     Args:
         chat: The page's turn handlers.
@@ -73,7 +74,12 @@ def action_adapters(chat: ChatHandlers, window: PageWindow) -> dict[str, Callabl
         return (*shown(result, keep), result.pending, box, stop_button(running))
 
     def undo(shown_now: list, earlier: list, conversation_id: Any) -> tuple:
-        return shown(actions.undo(window.full(shown_now, earlier), conversation_id))
+        result = actions.undo(window.full(shown_now, earlier), conversation_id)
+        # The undone text goes back into the box to be changed and sent again, as gradio's
+        # own undo does (it replaces what the box held).
+        given = result.given_back
+        box = gr.skip() if given is None else gr.MultimodalTextbox(value={"text": given})
+        return (*shown(result), box)
 
     def retry(shown_now: list, earlier: list, conversation_id: Any) -> tuple:
         return starts(actions.retry(window.full(shown_now, earlier), conversation_id))
@@ -141,7 +147,7 @@ def wire_actions(
     options = dict(concurrency_limit=None, show_progress="hidden")
     panel = (safe(answering_panel(chat)), [ui.conversation_id, ui.pending], [ui.panel])
     retried = retried_turn(run[0], run[1], ui)
-    refresh = wire_versions(ui, chat, options, window)
+    refresh = wire_versions(ui, chat, options, window, after)
     for event, handler in ((ui.chatbot.retry, fn["retry"]), (ui.chatbot.edit, fn["edit"])):
         acted = event(handler, acting, started, **options)
         # An edit or a retry starts a branch: its switcher shows once its turn has saved
@@ -149,7 +155,9 @@ def wire_actions(
         ran = acted.then(*panel, queue=False).then(*retried, **turn)
         refresh(ran.then(*after, queue=False))
     refresh(
-        ui.chatbot.undo(fn["undo"], acting, window.outputs, **options).then(*after, queue=False)
+        ui.chatbot.undo(fn["undo"], acting, [*window.outputs, ui.textbox], **options).then(
+            *after, queue=False
+        )
     )
     # The page's script sends trash clicks to Clear (which asks first); this only runs
     # where that script did not, so the server forgets what the page no longer shows.
@@ -160,8 +168,34 @@ def wire_actions(
     window.wire(refresh)
 
 
+def unless_running(chat: ChatHandlers, handler: Callable, outputs: int) -> Callable:
+    """`handler` (whose first input is the conversation id), or nothing changed while that
+    conversation's turn runs: the page refresh after a turn would enable the box and disable
+    Stop, and a switch is refused (but still clicked) while a turn runs.
+
+    Args:
+        chat: The page's turn handlers.
+        handler: The page refresh after a turn (`after_turn`).
+        outputs: How many outputs it updates.
+    """
+    import gradio as gr
+
+    @functools.wraps(handler)  # gradio reads the wrapped signature (request, profile)
+    def refresh(*args: Any, **kwargs: Any) -> Any:
+        session = chat.registry.get(args[0] if args else None)
+        if session is not None and session.busy:
+            return tuple(gr.skip() for _ in range(outputs))
+        return handler(*args, **kwargs)
+
+    return refresh
+
+
 def wire_versions(
-    ui: Layout, chat: ChatHandlers, options: dict[str, Any], window: PageWindow
+    ui: Layout,
+    chat: ChatHandlers,
+    options: dict[str, Any],
+    window: PageWindow,
+    after: tuple | None = None,
 ) -> Callable[[Any], Any]:
     """The versions of the messages shown, kept up to date for the page script, and the
     switch it asks for (call inside `with layout.demo:`). Returns what chains the refresh
@@ -175,6 +209,8 @@ def wire_versions(
         chat: The page's turn handlers.
         options: The actions' event options.
         window: Cuts the chat the page is sent.
+        after: (handler, inputs, outputs) that refreshes the page once a turn ends, run
+            after a switch too (the conversation's title may follow the branch shown).
     """
     import gradio as gr
 
@@ -218,15 +254,19 @@ def wire_versions(
             None, [versions], None, js=SHOW_VERSIONS_JS, **quiet
         )
 
-    refresh(
-        switch_button.click(
-            safe(switch),
-            [*window.inputs, ui.conversation_id, request],
-            window.outputs,
-            js=REQUEST_JS,
-            **options,
-        )
+    switched = switch_button.click(
+        safe(switch),
+        [*window.inputs, ui.conversation_id, request],
+        window.outputs,
+        js=REQUEST_JS,
+        **options,
     )
+    if after is None:
+        refresh(switched)
+    else:
+        refresh(
+            switched.then(unless_running(chat, after[0], len(after[2])), *after[1:], queue=False)
+        )
     list_button.click(safe(listed), listing, [versions], **quiet).then(
         None, [versions], None, js=SHOW_VERSIONS_JS, **quiet
     )
