@@ -5,7 +5,7 @@
                                 [--kind dates,units] [--agent code|tool] [--match TEXT]
                                 [--drafts N] [--model smollm2-135m|gemma3-270m|llamacpp:PATH]
                                 [--spread N]
-                                [--set main|held-out|fresh|...|fresh-5|docs-tables-1[,...]]
+                                [--set main|held-out|fresh|...|fresh-5|docs-tables-1|loops[,...]]
 
 Runs every task of `bench/small_model_tasks.py` (and `bench/bundled_tasks.py`) as the app
 would: the bundled SmolLM2-135M (or `--model`, see `bench/bundled_models.py`) through
@@ -38,6 +38,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from bench.bundled_models import build_model, disk_mb, load_average, peak_rss_mb  # noqa: E402
 from bench.bundled_tasks import DOCS_TABLES_1  # noqa: E402
+from bench.small_model_loops import LOOPS  # noqa: E402
 from bench.small_model_tasks import (  # noqa: E402
     FRESH,
     FRESH_2,
@@ -58,6 +59,7 @@ TASK_SETS = {
     "fresh-4": FRESH_4,
     "fresh-5": FRESH_5,
     "docs-tables-1": DOCS_TABLES_1,
+    "loops": LOOPS,
 }
 
 MODES = {"profile": True, "baseline": False, "auto": None}
@@ -240,7 +242,8 @@ def _arguments() -> argparse.Namespace:
         default="main",
         help="the main task set, tasks written after the example bank (held-out), tasks "
         "never used for tuning (fresh; fresh-2 to fresh-5 for later changes), or the frozen "
-        "document and table questions that chose the bundled model (docs-tables-1); several "
+        "document and table questions that chose the bundled model (docs-tables-1), quantities "
+        "worked out by a loop (loops, bench/small_model_loops.py); several "
         "joined by commas run one after the other, with a table each",
     )
     args = parser.parse_args()

@@ -4,10 +4,10 @@ A 135M model does not follow instructions so much as continue a pattern: shown a
 example of the same operation ("Turn 6 yards into feet" -> `final_answer(6 * 3)`), it writes
 the analogous code for its own values. The bank (`agents/prompts/examples/small_code.yaml`)
 groups a few canonical examples by operation (arithmetic, powers, percentages, counting
-characters, changing text, date differences, unit conversions, reading a file ...), each
-category with the keywords that name it. `pick_examples` ranks the categories by the keywords
-a task uses (quoted data left out) and shows the best category's examples, the closest one
-(by shared rare words) last, next to the task itself.
+characters, changing text, date differences, unit conversions, a loop over a sequence or a
+range, reading a file ...), each category with the keywords that name it. `pick_examples`
+ranks the categories by the keywords a task uses (quoted data left out) and shows the best
+category's examples, the closest one (by shared rare words) last, next to the task itself.
 """
 
 from __future__ import annotations

@@ -14,7 +14,9 @@ draft of the answer most drafts agree on; failing that, the first draft that ran
 something (a look at a file), else the first draft. A final answer that is a number
 written out in the code rather than worked out (`final_answer(1040)` for a product the model
 did in its head) counts as a guess, not an answer: only a number the task or an earlier
-observation shows may be answered as a literal. What the drafts gave is told in a note in the step's observations.
+observation shows may be answered as a literal, and not one written as an ordinal (the
+"20" of "the 20th Fibonacci number" names a position, not the value asked for). What the
+drafts gave is told in a note in the step's observations.
 The chosen draft's code then runs again as the step's own, so a tool it calls runs once per
 draft tried and once more: `SmallModelProfile(drafts=1)` where tools have side effects.
 """
@@ -41,6 +43,8 @@ from agents.small_model.transcript import ERROR_PREFIX
 ANSWER, PRINTED, GUESS, FAILED, NO_CODE = "answer", "printed", "guess", "failed", "no code"
 VOTE_NOTE_START = "Note: drafts of this step: "
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?")
+# A number written as an ordinal: "20th", "1st", "22nd", "3rd".
+_ORDINAL = re.compile(r"(?<![\w.])\d+(?:st|nd|rd|th)\b", re.IGNORECASE)
 _DRAFT_FUNCTION = "__smolui_draft__"
 _MAX_SHOWN_CHARS = 40
 _FROM_THOUGHT = "the code failed when tried, so the expression its thought spells out runs instead"
@@ -159,7 +163,7 @@ class DraftJudge:
         repair: The step's repairs (`agents.loop.repair.repair_code` with the agent's settings).
         run: Runs code in the agent's executor; raises `AgentExecutionError` on an error.
         known_text: The task and the run's observations so far: the numbers in it may be
-            answered as written.
+            answered as written (ordinals excepted, see `answerable_numbers`).
         state_lost: Called when trying a draft cost the executor its variables (its
             worker was replaced), as running the code would have.
     """
@@ -175,7 +179,7 @@ class DraftJudge:
         self.extract = extract
         self.repair = repair
         self.run = run
-        self.known_numbers = numbers_in(known_text)
+        self.known_numbers = answerable_numbers(known_text)
         self.state_lost = state_lost
 
     def __call__(self, message: ChatMessage) -> Draft:
@@ -282,6 +286,17 @@ def numbers_in(text: str) -> set[float]:
         text: Any text.
     """
     return {float(found) for found in _NUMBER.findall(text.replace(",", ""))}
+
+
+def answerable_numbers(text: str) -> set[float]:
+    """The numbers of `text` that a final answer may give as written: all but ordinals, since
+    a task that asks for "the 20th" term or "the 3rd" day asks for something at that
+    position, and a tiny model answering the position itself is a guess.
+
+    Args:
+        text: The task and the observations so far.
+    """
+    return numbers_in(_ORDINAL.sub(" ", text))
 
 
 def answer_key(value: Any) -> str:
