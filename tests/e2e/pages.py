@@ -13,7 +13,9 @@ def send(page: Any, text: str, files: list[str] | None = None) -> None:
     from playwright.sync_api import expect
 
     box = page.locator(MESSAGE_BOX)
-    expect(box).to_be_enabled(timeout=60_000)  # the first load of a page may be slow
+    # The first load of a page may be slow: as long as `open_page`'s cold load on a busy
+    # machine (once 60 s was not enough while other suites ran beside this one).
+    expect(box).to_be_enabled(timeout=120_000)
     if files:
         page.locator("#message input[type=file]").set_input_files(files)
         expect(page.locator('#message [aria-label="File thumbnail"]')).to_have_count(len(files))
