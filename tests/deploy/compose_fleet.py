@@ -11,7 +11,10 @@ HAProxy's view of the replicas), and a per-user hourly turn limit. The kernels' 
 /24 no other podman network holds, so two fleets on one machine never meet.
 
 Every container, network and volume compose makes carries the label
-`com.docker.compose.project=<project>`; `leftovers()` asks podman for them after `down -v`.
+`com.docker.compose.project=<project>`, and every container the test process's pid
+(`tests/deploy/leftovers.py`'s `OWNER`, so a later run removes a fleet whose test died).
+`down()` runs `docker-compose down -v`, then removes whatever that left (anonymous volumes
+and processes included: `tests/deploy/leftovers.py`) and says what it was.
 """
 
 from __future__ import annotations
@@ -27,8 +30,9 @@ from pathlib import Path
 
 import yaml
 
-from tests.containers import BASE_IMAGE, engine_leftovers, missing_engine
+from tests.containers import BASE_IMAGE, missing_engine
 from tests.deploy.fleet import ROOT, START_S, free_port, haproxy_status
+from tests.deploy.leftovers import OWNER, Footprint
 from tests.waiting import wait_for
 
 COMPOSE = ROOT / "deploy" / "compose.yaml"
@@ -58,14 +62,24 @@ class ComposeFleet:
         docker_host: podman's Docker API, e.g. "unix:///tmp/.../docker.sock".
         app_image: The app image both replicas run (`tests.containers.app_image()`).
         script: A scripted model's replies (JSON) both replicas answer from.
+        turns_per_hour: Each user's hourly turns (`SMOLUI_TURNS_PER_HOUR`).
     """
 
-    def __init__(self, folder: Path, docker_host: str, app_image: str, script: Path):
+    def __init__(
+        self,
+        folder: Path,
+        docker_host: str,
+        app_image: str,
+        script: Path,
+        turns_per_hour: int = TURNS_PER_HOUR,
+    ):
         self.project = f"smolui-fleet-test-{secrets.token_hex(4)}"
+        self.footprint = Footprint(self.project)
         self.folder = folder
         self.port, self.stats_port, self.database_port = free_port(), free_port(), free_port()
         self.password = secrets.token_hex(16)
         self.override = folder / "compose.test.yaml"
+        self.turns_per_hour = turns_per_hour
         self.override.write_text(yaml.safe_dump(self._override(script)), encoding="utf-8")
         script.chmod(0o644)  # the replicas run as uid 1000
         self.environment = {
@@ -91,19 +105,23 @@ class ComposeFleet:
         self.log = folder / "compose.log"
 
     def _override(self, script: Path) -> dict:
+        owner = {OWNER: str(os.getpid())}
         app = {
-            "environment": {"SMOLUI_TURNS_PER_HOUR": str(TURNS_PER_HOUR)},
+            "environment": {"SMOLUI_TURNS_PER_HOUR": str(self.turns_per_hour)},
             "volumes": [f"{script}:{SCRIPT_IN_CONTAINER}:ro"],
+            "labels": owner,
         }
         return {
             "services": {
                 "app1": app,
                 "app2": app,
-                "postgres": {"ports": [f"127.0.0.1:{self.database_port}:5432"]},
+                "postgres": {"ports": [f"127.0.0.1:{self.database_port}:5432"], "labels": owner},
                 "haproxy": {
                     "environment": {"SMOLUI_STATS": ":8404"},
                     "ports": [f"127.0.0.1:{self.stats_port}:8404"],
+                    "labels": owner,
                 },
+                "kernels": {"labels": owner},
             }
         }
 
@@ -138,7 +156,9 @@ class ComposeFleet:
         done = subprocess.run(self._command(*args), env=self.environment, capture_output=True,
                               text=True, timeout=timeout, cwd=ROOT)  # fmt: skip
         with self.log.open("a") as log:
-            log.write(f"$ docker-compose {' '.join(args)}\n{done.stdout}{done.stderr}\n")
+            log.write(
+                f"$ docker-compose -p {self.project} {' '.join(args)}\n{done.stdout}{done.stderr}\n"
+            )
         if done.returncode != 0:
             raise RuntimeError(f"docker-compose {' '.join(args)} failed: {done.stderr[-3000:]}")
         return done.stdout
@@ -162,6 +182,7 @@ class ComposeFleet:
                 if starting.poll() is None:
                     starting.kill()
                     starting.wait(timeout=30)
+        self.footprint.record()
         if starting.returncode != 0:
             raise RuntimeError(f"docker-compose up failed: {self.log.read_text()[-3000:]}")
         for name in SERVICES:
@@ -238,6 +259,11 @@ class ComposeFleet:
         """The host name the service's container gives its processes."""
         return self._inspect(service)["Config"]["Hostname"]
 
+    def limits(self, service: str) -> dict[str, int]:
+        """The memory (bytes) and pids limits podman gave the service's container."""
+        settings = self._inspect(service)["HostConfig"]
+        return {"memory": settings["Memory"], "pids": settings["PidsLimit"]}
+
     def _inspect(self, service: str) -> dict:
         (container,) = self.containers(service)
         shown = subprocess.run(["podman", "inspect", container], capture_output=True,
@@ -258,13 +284,28 @@ class ComposeFleet:
                             "add", user, timeout=300)  # fmt: skip
         return said.strip().splitlines()[-1]
 
-    def down(self) -> None:
-        """`docker-compose down -v`: containers, the network and the volumes go."""
-        self.compose("down", "--volumes", "--remove-orphans", "--timeout", "10", timeout=600)
+    def down(self) -> dict[str, list[str]]:
+        """`docker-compose down -v --remove-orphans`, then whatever it left is removed too
+        (also when it fails or times out); what `down` alone left, by kind ({} if nothing).
+
+        Raises:
+            RuntimeError: `docker-compose down` failed (what it left was removed all the same).
+        """
+        self.footprint.record()  # the ids and anonymous volumes to look for once they are gone
+        try:
+            self.compose("down", "--volumes", "--remove-orphans", "--timeout", "10", timeout=600)
+            left = self.footprint.settled()
+        finally:
+            swept = self.footprint.leftovers()
+            self.footprint.sweep()
+            with self.log.open("a") as log:
+                log.write(f"after docker-compose down, removed by the test: {swept or 'nothing'}\n")
+        return left
 
     def leftovers(self) -> dict[str, list[str]]:
-        """What of this project podman still has: containers, networks, volumes, conmons."""
-        return engine_leftovers(self.label)
+        """What of this project is still here: containers, networks, volumes (anonymous ones
+        too) and processes naming it (conmon, podman's cleanup, compose)."""
+        return self.footprint.leftovers()
 
 
 def free_kernels_net() -> str:

@@ -130,10 +130,11 @@ def measure(image: str, setting: Setting, timeout: float = 600) -> dict[str, Any
 
 
 def remove_containers() -> None:
-    """Remove this process's containers (a measurement cut short leaves one running)."""
+    """Remove this process's containers (a measurement cut short leaves one running), with
+    the anonymous volume the image's `VOLUME` gave each (`--rm` would have removed it)."""
     for setting in SETTINGS:
-        subprocess.run(["podman", "rm", "--force", "--time", "5", container_name(setting)],
-                       capture_output=True)  # fmt: skip
+        subprocess.run(["podman", "rm", "--force", "--volumes", "--time", "5",
+                        container_name(setting)], capture_output=True)  # fmt: skip
 
 
 def refused(result: dict[str, Any]) -> tuple[int, int]:

@@ -32,8 +32,9 @@ COOKIE = "SMOLUI_REPLICA"  # as deploy/haproxy.cfg names it
 START_S = 180.0  # an app start on a busy 2-core machine (gradio, the store's migrations)
 
 
-# A scripted model's replies, replayed in order by each replica process: a quick answer, then
-# one that holds its turn open for an hour (a test kills the replica while it runs).
+# A scripted model's replies, replayed in order by each conversation's agent (the replica
+# builds one per conversation, so each starts at the first): a quick answer, then one that
+# holds its turn open for an hour (a test kills the replica while it runs).
 ANSWER = "Noted."
 QUICK = f"Thought: I answer at once.\n<code>\nfinal_answer('{ANSWER}')\n</code>"
 HELD = {"content": "<code>\nfinal_answer('Too late.')\n</code>", "delay": 3600}

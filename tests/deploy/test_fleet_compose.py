@@ -7,10 +7,14 @@ Driven through the balancer's `/v1` with the real `openai` client (HAProxy's coo
 browser keeps it) and an API key made inside a replica, as the README says. The replicas
 answer from a scripted model (tests/deploy/fleet.py: a quick answer, then one that holds its
 turn open), so a test can stop or kill a replica while a turn runs; the kernels' test has
-replies of its own (code that tells where it runs, then what it can reach). The test reads
-what was stored from the fleet's own PostgreSQL, published on a loopback port.
+replies of its own (code that tells where it runs, what it can reach, and how far it can
+fork). The test reads what was stored from the fleet's own PostgreSQL, published on a
+loopback port.
 
-Each test brings up its own compose project (a fresh database, fresh script positions).
+Each test brings up its own compose project (a fresh database, fresh script positions), and
+fails if `docker-compose down -v` leaves anything of it behind (a container, network, volume,
+an anonymous one included, or a process such as a container's `conmon`); the teardown removes
+what it left either way, and a run first removes the fleets of earlier runs that died.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from smolui.store import open_store
 from tests.containers import app_image, podman_service  # noqa: F401
 from tests.deploy.compose_fleet import SERVICES, TURNS_PER_HOUR, ComposeFleet, missing_compose
 from tests.deploy.fleet import ANSWER, COOKIE, Client, answers, users_said, write_script
+from tests.deploy.leftovers import sweep_orphans
 from tests.smolui.stale_turn import age_running_state
 from tests.waiting import wait_for
 
@@ -45,15 +50,24 @@ def image() -> str:
     return app_image()
 
 
+@pytest.fixture(scope="module", autouse=True)
+def no_orphan_fleets() -> None:
+    """Fleets whose test process died before its teardown (killed by hand, or by a timeout
+    that ends the process) are removed before this module brings up its own."""
+    if missing_compose() is None:
+        sweep_orphans()
+
+
 @contextlib.contextmanager
-def running_fleet(docker_host: str, image: str, folder: Path, script: Path):
+def running_fleet(docker_host: str, image: str, folder: Path, script: Path, **settings):
     """A compose fleet answering from `script`, brought down (`down -v`) and checked empty."""
-    running = ComposeFleet(folder, docker_host, image, script)
+    running = ComposeFleet(folder, docker_host, image, script, **settings)
     try:
         running.build_images()
         yield running.up()
     finally:
-        running.down()
+        left = running.down()
+        assert left == {}, f"docker-compose down left these of {running.project}: {left}"
         assert running.leftovers() == {}, f"left behind by {running.project}"
 
 
@@ -129,17 +143,20 @@ def test_the_hourly_turn_limit_holds_for_turns_racing_on_both_replicas(fleet):
     from openai import RateLimitError
 
     clients = {name: signed_in(fleet, "carol", name) for name in SERVICES}
+    conversations: dict[str, str] = {}
     for used, name in enumerate(SERVICES, start=1):  # one quick turn on each replica
-        assert clients[name].say(f"Turn {used}.")[0] == ANSWER
-        assert clients[name].replica == name
+        answer, conversations[name] = clients[name].say(f"Turn {used}.")
+        assert answer == ANSWER and clients[name].replica == name
     assert TURNS_PER_HOUR == 3  # so one turn is left for the two that race
     start = threading.Barrier(len(clients))
     errors: dict[str, list[Exception]] = {name: [] for name in clients}
     said: dict[str, list[str]] = {name: [] for name in clients}
 
     def race(name: str) -> None:
-        start.wait()  # both leave together; each replica's next reply would hold its turn
-        clients[name].stream(f"Racing on {name}.", None, errors[name], said[name])
+        # Both leave together, each in its conversation: a conversation's agent replays the
+        # script from its start, so its second reply is the one that holds the turn open.
+        start.wait()
+        clients[name].stream(f"Racing on {name}.", conversations[name], errors[name], said[name])
 
     turns = {name: threading.Thread(target=race, args=(name,), daemon=True) for name in clients}
     for turn in turns.values():
@@ -155,10 +172,10 @@ def test_the_hourly_turn_limit_holds_for_turns_racing_on_both_replicas(fleet):
     )
 
 
-# The kernels' script, replayed by each replica: where the code runs (kept in a variable),
-# that variable again, then a probe of what the kernel can reach. The import policy is not
-# the boundary (it is checked in the app, and `__import__` gets past it, as here): the
-# network is.
+# The kernels' script, replayed from its start in each conversation: where the code runs
+# (kept in a variable), that variable again, a probe of what the kernel can reach, then a
+# fork past the gateway's pids limit. The import policy is not the boundary (it is checked
+# in the app, and `__import__` gets past it, as here): the network is.
 WHERE = (
     "os, socket = __import__('os'), __import__('socket')\n"
     "where = f'{socket.gethostname()} as uid {os.getuid()}'\n"
@@ -176,6 +193,33 @@ for name, (host, port) in json.load(open('{PROBE_TARGETS}')).items():
     except OSError as error:
         reached[name] = [type(error).__name__, error.errno]
 final_answer(json.dumps(reached))"""
+# Forks until the kernel refuses (each child waits on a pipe, so it counts until the end),
+# reading the container's pids cgroup at the refusal, then lets every child go.
+FORK = """import json
+os = __import__('os')
+def pids(name):
+    try:
+        return int(open('/sys/fs/cgroup/pids/' + name).read())
+    except (OSError, ValueError):  # no such cgroup here, or "max" (no limit)
+        return None
+read_end, write_end = os.pipe()
+children, refused, current = [], None, None
+while len(children) < 2 * 512:
+    try:
+        child = os.fork()
+    except OSError as error:
+        refused, current = error.errno, pids('pids.current')
+        break
+    if child == 0:
+        os.close(write_end)
+        os.read(read_end, 1)
+        os._exit(0)
+    children.append(child)
+os.close(write_end)
+for child in children:
+    os.waitpid(child, 0)
+final_answer(json.dumps({'children': len(children), 'refused': refused,
+                         'current': current, 'max': pids('pids.max')}))"""
 
 
 def code(text: str) -> str:
@@ -184,12 +228,17 @@ def code(text: str) -> str:
 
 @pytest.fixture
 def kernel_fleet(podman_service, image: str, tmp_path: Path) -> Iterator[ComposeFleet]:  # noqa: F811
-    script = write_script(tmp_path / "replies.json", [code(WHERE), code(AGAIN), code(PROBE)])
-    with running_fleet(podman_service.url, image, tmp_path, script) as running:
+    # After the fork: WHERE in the same kernel. A new conversation starts the script again.
+    replies = [code(WHERE), code(AGAIN), code(PROBE), code(FORK), code(WHERE)]
+    script = write_script(tmp_path / "replies.json", replies)
+    with running_fleet(podman_service.url, image, tmp_path, script,
+                       turns_per_hour=len(replies) + 1) as running:  # fmt: skip
         yield running
 
 
-def test_code_runs_in_the_gateways_kernels_which_reach_only_the_replicas(kernel_fleet):
+def test_code_runs_in_the_gateways_kernels_which_reach_only_the_replicas_within_limits(
+    kernel_fleet, tmp_path
+):
     fleet = kernel_fleet
     client = signed_in(fleet, "dave", "a")
     kernels = fleet.hostname("kernels")
@@ -215,3 +264,32 @@ def test_code_runs_in_the_gateways_kernels_which_reach_only_the_replicas(kernel_
     assert reached.pop("PostgreSQL by name")[0] == "gaierror"  # no name for it there
     # No route at all to the fleet's other network nor out: not merely nothing listening.
     assert reached == {name: ["OSError", errno.ENETUNREACH] for name in reached}, reached
+    held_to_its_limits(fleet, client, conversation, kernels, tmp_path)
+
+
+def held_to_its_limits(
+    fleet: ComposeFleet, client: Client, conversation: str, kernels: str, folder: Path
+) -> None:
+    """The gateway's limits from deploy/compose.yaml hold: podman set them, and code that
+    forks past the pids limit is refused there, while the gateway goes on serving."""
+    assert fleet.limits("kernels") == {"memory": 4 * 1024**3, "pids": 512}
+    answer = client.say("Fork as often as you can.", conversation)[0]
+    assert answer.startswith("{"), stored(fleet, folder, "api:dave", conversation)
+    forked = json.loads(answer)
+    # Refused by the container's pids cgroup (full at the refusal), not by anything before it.
+    assert forked["refused"] == errno.EAGAIN and forked["max"] == 512, forked
+    assert 0 < forked["children"] < 512 and forked["current"] >= 500, forked
+    # The same kernel answers again, and the gateway starts a new conversation's kernel.
+    ran = f"Ran on {kernels} as uid 1000."
+    assert client.say("Where now?", conversation) == (ran, conversation)
+    answer, other = client.say("And in a new conversation?")
+    assert (answer, client.replica) == (ran, "a") and other != conversation
+
+
+def stored(fleet: ComposeFleet, folder: Path, owner: str, conversation: str) -> str:
+    """What the conversation holds in the fleet's database (what the agent was told)."""
+    opened = open_store(folder / "reader", fleet.database_url)
+    try:
+        return json.dumps(opened.get(owner, conversation).messages, indent=1)[-6000:]
+    finally:
+        opened.close()

@@ -4,8 +4,8 @@ and the stored conversation keeps every message.
 
 Driven through `/v1` with the real `openai` client, whose HTTP client keeps HAProxy's cookie
 as a browser does. The replicas run a scripted model read from a JSON file, replaying its
-replies in order in each process: a quick answer, then one that holds its turn open for an
-hour (so a test can kill the replica while that turn runs).
+replies in order in each conversation (its agent's own copy of the script): a quick answer,
+then one that holds its turn open for an hour (so a test can kill the replica while it runs).
 """
 
 from __future__ import annotations
