@@ -5,14 +5,12 @@ with the branch shown. An agent remembers one path, so when another branch is sh
 live conversation is let go (`SessionRegistry.evict`): the next turn resumes from the store
 with that branch's memory, and the model is told its variables were lost, as on any resume.
 The page is not told "reopened from storage": the person switched, nothing was reopened
-(`FollowedBranches`).
+(`smolui.conversations.followed`).
 """
 
 from __future__ import annotations
 
 import logging
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
@@ -25,44 +23,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 Message = dict[str, Any]
-
-# Conversations remembered as let go for a branch; beyond this the oldest are forgotten (a
-# forgotten one only shows the "reopened" notice on its next turn).
-FOLLOWED_KEPT = 4096
-
-
-class FollowedBranches:
-    """The conversations whose agent was let go because another branch is shown, until
-    their next turn: that turn's resume is the app's doing, not a reopened conversation,
-    so the page gets no "reopened from storage" notice (the model still gets its note).
-    """
-
-    def __init__(self, kept: int = FOLLOWED_KEPT):
-        self.kept = kept
-        self._ids: OrderedDict[str, None] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def add(self, conversation_id: str) -> None:
-        """Remember that this conversation's agent was let go for a branch.
-
-        Args:
-            conversation_id: Which conversation.
-        """
-        with self._lock:
-            self._ids[conversation_id] = None
-            self._ids.move_to_end(conversation_id)
-            while len(self._ids) > self.kept:
-                self._ids.popitem(last=False)
-
-    def take(self, conversation_id: str) -> bool:
-        """Whether this conversation's agent was let go for a branch since its last turn
-        (asked once per turn: the answer is forgotten).
-
-        Args:
-            conversation_id: Which conversation.
-        """
-        with self._lock:
-            return self._ids.pop(conversation_id, 0) is None
 
 
 class Branches:
@@ -246,4 +206,4 @@ def _place(chat: list[Message], position: int) -> dict[str, Any]:
     return {"role": role, "turn": turns if starts else turns - 1}
 
 
-__all__ = ["Branches", "FollowedBranches", "active_path_messages", "answer_keeper"]
+__all__ = ["Branches", "active_path_messages", "answer_keeper"]

@@ -20,7 +20,7 @@ from agents.loop.agent import MultiStepAgent
 from agents.memory.io import FolderImageStore, MemoryFormatError, steps_from_data
 from agents.memory.steps import ActionStep
 from smolui.conversations import transcripts
-from smolui.conversations.branches import FollowedBranches
+from smolui.conversations.followed import FollowedBranches
 from smolui.conversations.writer import ConversationWriter
 from smolui.sessions import ConversationUnavailableError, Resumed, Session
 from smolui.sessions.released import DeferredReleasedStore

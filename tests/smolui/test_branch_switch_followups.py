@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from smolui.conversations.branches import FollowedBranches
+from smolui.conversations.followed import FollowedBranches
 from smolui.handlers.chat import RESUMED_NOTICE
 from tests.smolui.test_message_branches import App, answers, two_turns
 
