@@ -102,6 +102,9 @@ def _turn_adapters(
         request: gr.Request,
         profile: gr.OAuthProfile | None,
     ):
+        if pending is None:  # nothing was sent (an empty box): the page keeps what it shows
+            yield gr.skip(), gr.skip()
+            return
         # The turn runs on the whole chat; the page is sent only its window of each update.
         who = identify(request, profile)
         history = window.full(shown_now, earlier)
