@@ -78,4 +78,7 @@ VOLUME ["/home/user/app/data"]
 # public"). podman keeps HEALTHCHECK only in Docker-format images: build with --format docker.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=180s \
     CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:7860/readyz', timeout=4)"
+# The app is PID 1 and stops gracefully on SIGINT (Ctrl+C); SIGTERM to PID 1 without a handler
+# is ignored, so `docker stop` would wait for its SIGKILL.
+STOPSIGNAL SIGINT
 CMD ["python", "app.py"]
