@@ -2,7 +2,8 @@
   // smolui's keyboard and screen-reader fixes over gradio's page: a skip link to the message
   // box, focus in the box once the page has loaded, names for unnamed controls, finished
   // steps no longer announced as busy, no untranslated keys in gradio's status region, past
-  // conversations as one group for the keyboard. Put in the page's <head> by smolui/ui/theme.py.
+  // conversations as one group for the keyboard, focus back in the box after a turn sent from
+  // it. Put in the page's <head> by smolui/ui/theme.py.
   const BOX = "#message textarea";
   // The first link of the page: Tab once, Enter, and the cursor is in the message box
   // (the sidebar's conversations come before the box in the page's order).
@@ -20,6 +21,11 @@
     });
     document.body.prepend(link);
   };
+  // Nothing has the focus: the person has not put it anywhere (the box may take it).
+  const nowhere = () => {
+    const active = document.activeElement;
+    return !active || active === document.body || active === document.documentElement;
+  };
   // The box is disabled while the page loads its conversation, so gradio's autofocus never
   // applies: the box takes focus the first time it is enabled, unless the person has
   // already put focus somewhere else.
@@ -29,8 +35,50 @@
     const box = document.querySelector(BOX);
     if (!box || box.disabled) return;
     focused = true;
-    const active = document.activeElement;
-    if (!active || active === document.body || active === document.documentElement) box.focus();
+    if (nowhere()) box.focus();
+  };
+  // A turn disables the box, and the browser then drops its focus on the page: a keyboard
+  // user's next words went nowhere. A message sent from the box (Enter, or its own send
+  // button) gets the focus back there once the box is enabled again, unless the person has
+  // moved the focus to another control meanwhile: "sent" is the message on its way, "held"
+  // once the box was seen disabled for it.
+  let sent = false;
+  let held = false;
+  const SEND = "#message .submit-button";
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" || event.shiftKey || event.isComposing) return;
+    if (event.target.matches && event.target.matches(BOX)) sent = true;
+  }, true);
+  document.addEventListener("click", (event) => {
+    if (event.target.closest && event.target.closest(SEND)) sent = true;
+  }, true);
+  document.addEventListener("focusin", (event) => {
+    // Anywhere but the box is the person's choice; a message not sent from the box (an
+    // empty one sends nothing) is forgotten once its box is left while still enabled.
+    if (!event.target.matches || !event.target.matches(BOX)) sent = held = false;
+  }, true);
+  document.addEventListener("focusout", (event) => {
+    if (event.target.matches && event.target.matches(BOX) && !event.target.disabled) {
+      sent = false;
+    }
+  }, true);
+  const focusBack = () => {
+    if (!sent) return;
+    const box = document.querySelector(BOX);
+    if (!box) return;
+    if (box.disabled) {
+      held = true;
+      return;
+    }
+    if (!held) return;
+    sent = held = false;
+    if (nowhere()) box.focus();
+  };
+  // The box's `disabled` flips as gradio's updates land: watched as it changes, so the
+  // focus is back before the person types (the tick below also looks, should one be missed).
+  const watchBox = () => {
+    new MutationObserver(focusBack)
+      .observe(document.body, {subtree: true, attributes: true, attributeFilter: ["disabled"]});
   };
   const name = (element, text) => {
     if (element && element.getAttribute("aria-label") !== text) {
@@ -121,8 +169,10 @@
   const start = () => {
     skipLink();
     findStatus();
+    watchBox();
     const tick = () => {
       focusOnce();
+      focusBack();
       nameControls();
       busyOnlyWhileRunning();
       // Redrawn radios come as Tab stops: the focused one (if any) stays the group's stop.

@@ -133,7 +133,11 @@ def _turn_adapters(
 
     def retry(shown_now: list, earlier: list, conversation_id: Any) -> tuple:
         shown, pending, stop = retried(window.full(shown_now, earlier), conversation_id)
-        return (*window.cut(shown), pending, stop)
+        # A retry that starts holds the box as a sent message does: nothing else is sent
+        # until its turn ends (`after_turn` enables the box again).
+        running = pending is not None
+        box = gr.MultimodalTextbox(interactive=False) if running else gr.MultimodalTextbox()
+        return (*window.cut(shown), pending, box, stop)
 
     def clear(conversation_id: Any) -> tuple:
         return window.cut(chat.clear(conversation_id))
@@ -357,7 +361,7 @@ def wire(
         ui.retry.click(
             fn["retry"],
             [*window.inputs, ui.conversation_id],
-            [*window.outputs, ui.pending, ui.stop],
+            [*window.outputs, ui.pending, ui.textbox, ui.stop],
             concurrency_limit=None,
             show_progress="hidden",
         )
