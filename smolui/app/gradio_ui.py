@@ -221,7 +221,7 @@ class GradioUI(GradioUIApiMixin):
             sign_in_button=sign_in.add_button,
             models=self._model_choices(),
             events=events,  # wired inside the Blocks: gradio builds its config once
-            model_line=lambda: capability_line(self.model_label()),
+            model_line=lambda shown: capability_line(conversations.model_label(shown, config)),
             share_panel=share_panel if self.shares.enabled else None,
         )
         self.registry.start_sweeper()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,11 @@ from smolui.sessions import (
     is_conversation_id,
 )
 from smolui.sessions.model_choice import DEFAULT_CHOICE
+from smolui.turns.config import HandlerConfig
 
+# Conversations whose last refused pick is remembered (the newest): a doubled pick comes
+# within moments, so a small bound loses nothing.
+_REFUSALS_KEPT = 256
 _OWNER_PATTERN = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
 
 # What a conversation handler returns: id, chat, browser state, side-list choices.
@@ -78,6 +83,9 @@ class ConversationHandlers:
         self.registry = registry
         self.keeper = keeper
         self.cache_dir = cache_dir
+        # The last pick each conversation refused, so that a pick is refused aloud once.
+        self._refused: dict[str, str] = {}
+        self._refusals_lock = threading.Lock()
 
     def load(self, state: Any, page: str | None = None) -> Loaded:
         """The page opened (or reloaded): reopen its conversation, or start one.
@@ -111,11 +119,23 @@ class ConversationHandlers:
             conversation_id: The conversation shown.
 
         Returns:
-            True when the shown conversation now uses `model`.
+            False when the visitor is to be told that the shown conversation keeps its own
+            model (it has turns: the pick is for new chats only), once per pick: the page
+            sends one pick made with the mouse twice. True otherwise, also with no live
+            conversation shown (none started yet, or gone): nothing keeps a model then.
         """
         session = self.registry.get(conversation_id)
-        if session is None or not session.use_model(model or None):
-            return False
+        if session is None:
+            return True
+        with self._refusals_lock:  # the doubled pick arrives on two threads at once
+            if session.use_model(model or None):
+                self._refused.pop(session.id, None)
+            else:
+                told = self._refused.pop(session.id, None) == (model or "")
+                self._refused[session.id] = model or ""  # kept newest last
+                if len(self._refused) > _REFUSALS_KEPT:
+                    del self._refused[next(iter(self._refused))]
+                return told  # True: this very pick was refused aloud already
         session.prepare()
         return True
 
@@ -127,6 +147,17 @@ class ConversationHandlers:
         """
         session = self.registry.get(conversation_id)
         return (session.model if session is not None else None) or DEFAULT_CHOICE
+
+    def model_label(self, conversation_id: str | None, config: HandlerConfig) -> str:
+        """The model the conversation runs, as the side panel names it: its own while the
+        app still offers it, else the app's default (also with no conversation).
+
+        Args:
+            conversation_id: The conversation shown, or None.
+            config: The app's handler settings (default model, models offered).
+        """
+        picked = self.model_of(conversation_id)
+        return picked if picked and config.model_available(picked) else config.model_label()
 
     def switch(
         self,

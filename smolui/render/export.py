@@ -16,7 +16,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from smolui.render.downloads import ZIP_LABEL
 from smolui.render.durations import format_duration
+from smolui.render.model_names import model_name
 
 Message = dict[str, Any]
 
@@ -24,6 +26,24 @@ Message = dict[str, Any]
 MAX_EMBEDDED_BYTES = 5 * 1024 * 1024
 # An absolute path of two or more parts, not inside a URL or a longer word ("a/b", "http://").
 _SERVER_PATH = re.compile(r"(?<![\w:/.~-])/(?:[\w.+@-]+/)+([\w.+@-]+)")
+
+# A Markdown link (not an image) to a path of this server: "[notes.txt](/files/…/notes.txt)".
+_ROUTE_LINK = re.compile(r"(?<!!)\[((?:\\.|[^\]\\])*)\]\(/[^)\s]*\)")
+# The line offering a turn's files as one zip (`smolui.render.downloads`): nothing to name.
+_ZIP_LINE = re.compile(rf"^\[{re.escape(ZIP_LABEL)}\]\(/[^)\s]*\)[ \t]*\n?", re.MULTILINE)
+
+
+def without_route_links(text: str) -> str:
+    """`text` with links to the app's own routes (the files a turn wrote, their zip) reduced
+    to their labels: an export is read away from the app, which may sit behind a proxy under
+    another address and serves those files to their signed-in owner only, so no link written
+    into the file could lead anywhere for its reader. The names and sizes stay.
+
+    Args:
+        text: Markdown text.
+    """
+    text = _ZIP_LINE.sub("", text)
+    return _ROUTE_LINK.sub(r"\1", text)
 
 
 def without_server_paths(text: str) -> str:
@@ -85,6 +105,7 @@ def markdown_pieces(
         model: The model's name.
     """
     stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+    model = model_name(model)  # a scripted file by its name, not the server's path
     yield f"# {title}\n\n_Exported {stamp}" + (f" · model: {model}_" if model else "_") + "\n\n"
     children: dict[str, list[Message]] = {}
     known = {_meta(m).get("id") for m in history if _meta(m).get("id")}
@@ -133,7 +154,9 @@ def _body_markdown(content: Any) -> list[str]:
     if image is not None:
         return [image]
     return [
-        f"Attached file: `{value}`" if kind == "file" else without_server_paths(value)
+        f"Attached file: `{value}`"
+        if kind == "file"
+        else without_server_paths(without_route_links(value))
         for kind, value in content_parts(content)
     ]
 
@@ -174,7 +197,7 @@ def to_json(history: list[Message], model: str = "") -> str:
         text = "\n".join(value for kind, value in parts if kind == "text")
         entry: dict[str, Any] = {
             "role": message.get("role"),
-            "text": without_server_paths(text),
+            "text": without_server_paths(without_route_links(text)),
             "files": [value for kind, value in parts if kind == "file"],
         }
         meta = {k: v for k, v in _meta(message).items() if v not in (None, "")}
@@ -184,7 +207,7 @@ def to_json(history: list[Message], model: str = "") -> str:
     document = {
         "format": "smolui-conversation/1",
         "exported_at": time.time(),
-        "model": model,
+        "model": model_name(model),
         "messages": messages,
     }
     return json.dumps(document, indent=2, ensure_ascii=False, default=str)

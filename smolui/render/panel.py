@@ -10,6 +10,7 @@ from typing import Any
 from agents.loop.agent import MultiStepAgent
 from agents.small_model.profile import is_small_model_id
 from smolui.render.downloads import file_lines
+from smolui.render.model_names import is_demo_model, scripted_file
 from smolui.uploads.describe import human_size
 
 RUNNING = "answering (Stop or Esc ends it)"
@@ -32,15 +33,6 @@ _PLANNED = {
 }
 
 
-def is_demo_model(model_label: str) -> bool:
-    """Whether the model is the scripted demo (canned answers, no real model).
-
-    Args:
-        model_label: The model's id or label ("scripted:demo", ...).
-    """
-    return model_label.startswith("scripted")
-
-
 def is_tiny_model(model_label: str) -> bool:
     """Whether the model is the bundled tiny offline model (or another tiny one).
 
@@ -58,6 +50,9 @@ def capability_line(model_label: str) -> str:
     """
     if is_demo_model(model_label):
         return DEMO_LINE
+    scripted = scripted_file(model_label)
+    if scripted is not None:  # someone's own replies, named without the server's path
+        return f"Scripted replies ({scripted})"
     if is_tiny_model(model_label):
         return TINY_LINE
     return f"Model: {model_label}"

@@ -180,10 +180,36 @@ def header_text(title: str, model_line: Callable[[], str] | None = None) -> str:
 
     Args:
         title: The page title.
-        model_line: Says what the default model can do (`smolui.render.panel.capability_line`).
+        model_line: Says what the model can do (`smolui.render.panel.capability_line`).
     """
     text = f"# {title}\nAsk anything: the agent thinks, writes Python, runs it and answers."
     return f"{text}\n\n**{model_line()}**" if model_line is not None else text
+
+
+def _header(
+    title: str,
+    model_line: Callable[[str | None], str] | None,
+    panel: Any,
+    conversation_id: Any,
+) -> Any:
+    """The header (inside a Blocks context), whose model line follows the conversation shown.
+
+    The side panel is redrawn by every event that opens a conversation or changes its model
+    (the page's load first), so the header follows the panel's changes rather than each of
+    those events. Its first value is not a function: gradio would run it on load in an event
+    of its own, which may land after the panel's and bring back the default's line.
+    """
+    import gradio as gr
+
+    if model_line is None:
+        return gr.Markdown(header_text(title), elem_classes="smolui-header")
+
+    def shown(conversation: Any) -> str:
+        return header_text(title, lambda: model_line(conversation or None))
+
+    header = gr.Markdown(shown(None), elem_classes="smolui-header")
+    panel.change(shown, [conversation_id], [header], queue=False, show_progress="hidden")
+    return header
 
 
 def build_layout(
@@ -194,7 +220,7 @@ def build_layout(
     sign_in_button: Callable[[], Any] | None = None,
     models: list[tuple[str, str]] | None = None,
     events: Callable[[Layout], None] | None = None,
-    model_line: Callable[[], str] | None = None,
+    model_line: Callable[[str | None], str] | None = None,
     share_panel: Callable[[], Any] | None = None,
 ) -> Layout:
     """Create the Blocks and its components.
@@ -209,8 +235,10 @@ def build_layout(
             than two.
         events: Wires the layout's events, called inside the Blocks (gradio then builds
             the page's configuration once, when the Blocks closes).
-        model_line: Says what the default model can do, under the title; asked again on
-            each page load (the model may still be loading when the app is built).
+        model_line: Says what the model of a conversation (given its id; None: the app's
+            default) can do, under the title; asked when the app is built, then whenever
+            the side panel changes (on each page load too: the model may still be loading
+            when the app is built).
         share_panel: Adds the share controls to the sidebar (`smolui.ui.share.share_panel`).
     """
     import gradio as gr
@@ -227,10 +255,7 @@ def build_layout(
         earlier = gr.State([])
         sidebar = _sidebar(models, share_panel)
         new_chat, conversations, panel, export_md, export_json, manage = sidebar
-        header = (
-            header_text(title) if model_line is None else lambda: header_text(title, model_line)
-        )
-        gr.Markdown(header, elem_classes="smolui-header")
+        _header(title, model_line, panel, conversation_id)
         if sign_in_button is not None:
             sign_in_button()
         # Shown while a long chat holds earlier messages back (`smolui.ui.chat_window`).
