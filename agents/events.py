@@ -34,10 +34,24 @@ class SubAgentEvent:
     event: AgentEvent
 
 
+@dataclass
+class CodeOutputSoFar:
+    """What a step's code has printed so far, streamed while it runs (executors that report
+    output live, like the sandbox); the step's observation replaces it when the step ends.
+    Never stored: memory keeps only the final output.
+
+    Args:
+        text: The output so far; its last lines when it is long.
+    """
+
+    text: str
+
+
 AgentEvent: TypeAlias = (
     ChatMessageStreamDelta  # a piece of the model's answer, when streaming outputs
     | ToolCall  # a call about to run (code counts as a python_interpreter call)
     | ToolOutput  # one tool call's result
+    | CodeOutputSoFar  # what the running code printed so far
     | ActionOutput  # what the step's action produced; final or not
     | ActionStep  # a finished step, as recorded in memory
     | PlanningStep  # a plan, as recorded in memory
@@ -52,6 +66,7 @@ __all__ = [
     "ActionStep",
     "AgentEvent",
     "ChatMessageStreamDelta",
+    "CodeOutputSoFar",
     "FinalAnswerStep",
     "PlanningStep",
     "SubAgentEvent",

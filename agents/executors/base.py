@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -90,3 +90,24 @@ class CodeExecutor(Protocol):
 
     def close(self) -> None:
         """Release the executor's resources."""
+
+
+@runtime_checkable
+class ReportsOutput(Protocol):
+    """An executor that can show what the code prints while it runs (the sandbox does).
+
+    The agent checks for this seam and streams the output to the UI; other executors give
+    their output only at the end, in `CodeOutput.logs`.
+    """
+
+    def run_reporting(
+        self, code: str, on_output: Callable[[str], None] | None = None
+    ) -> CodeOutput:
+        """Run one snippet like `__call__`, reporting its printed output as it comes.
+
+        Args:
+            code: The snippet.
+            on_output: Receives the output printed so far (its last lines when long),
+                throttled: at most a few times a second, a few KB each time. Called from
+                the thread that runs the code; the final output is in the result.
+        """

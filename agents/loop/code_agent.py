@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from agents.errors import AgentConfigError, AgentExecutionError
-from agents.events import AgentEvent
-from agents.executors import CodeExecutor, create_executor
+from agents.events import AgentEvent, CodeOutputSoFar
+from agents.executors import CodeExecutor, CodeOutput, create_executor
+from agents.executors.base import ReportsOutput
 from agents.executors.python_runner import BASE_AUTHORIZED_IMPORTS
 from agents.loop.agent import MultiStepAgent
 from agents.loop.config import CodeAgentConfig
@@ -19,7 +20,7 @@ from agents.loop.last_answer import current_run
 from agents.loop.parsing import extract_code, extract_structured_code
 from agents.loop.profile import DraftTrial, ModelProfile, choose_profile
 from agents.loop.repair import with_note
-from agents.loop.sub_agents import drain_while
+from agents.loop.sub_agents import drain_while, relay_while
 from agents.memory.steps import ActionOutput, ActionStep, ToolCall
 from agents.models.messages import ChatMessage, ChatMessageStreamDelta
 from agents.prompts import render
@@ -251,13 +252,7 @@ class CodeAgent(MultiStepAgent):
         yield call
         try:
             with self.approval.code_running(step, code, thought, self.executor.interrupt):
-                if self.managed_agents:
-                    result = yield from drain_while(
-                        lambda: self.tracing.code_execution(self.executor, code),
-                        self.managed_agents,
-                    )
-                else:
-                    result = self.tracing.code_execution(self.executor, code)
+                result = yield from self._run_code(code)
         except AgentExecutionError as error:
             logs = f"Execution logs:\n{error.logs}" if error.logs else None
             step.observations = with_note(note, logs)
@@ -271,6 +266,25 @@ class CodeAgent(MultiStepAgent):
         step.observations_images = list(result.images) or None
         step.action_output = result.output
         yield ActionOutput(output=result.output, is_final_answer=result.is_final_answer)
+
+    def _run_code(self, code: str) -> Generator[AgentEvent, None, CodeOutput]:
+        """Run the step's code; stream what it prints (`CodeOutputSoFar`) where the executor
+        reports output live, and the managed agents' events."""
+        executor = self.executor
+        if isinstance(executor, ReportsOutput):
+
+            def run(emit: Callable[[AgentEvent], None]) -> CodeOutput:
+                report = partial(executor.run_reporting, on_output=_as_event(emit))
+                return self.tracing.code_execution(report, code)
+
+            return (yield from relay_while(run, self.managed_agents))
+        if self.managed_agents:
+            return (
+                yield from drain_while(
+                    lambda: self.tracing.code_execution(executor, code), self.managed_agents
+                )
+            )
+        return self.tracing.code_execution(executor, code)
 
     def _draft_trial(self, tools: list[str]) -> DraftTrial | None:
         """What the profile may use to try drafts of this step in the executor; None where
@@ -306,6 +320,10 @@ class CodeAgent(MultiStepAgent):
     def close(self) -> None:
         self.executor.close()
         super().close()
+
+
+def _as_event(emit: Callable[[AgentEvent], None]) -> Callable[[str], None]:
+    return lambda text: emit(CodeOutputSoFar(text))
 
 
 def _thought_before(text: str | None, open_tag: str) -> str | None:

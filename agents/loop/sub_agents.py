@@ -1,4 +1,5 @@
-"""Relay the events of managed agents while a step runs, so a UI can nest them live."""
+"""Relay the events of managed agents (and a step's own, like its code's output so far)
+while a step runs, so a UI can show them live."""
 
 from __future__ import annotations
 
@@ -8,18 +9,31 @@ import threading
 from collections.abc import Callable, Generator
 from typing import Any
 
-from agents.events import SubAgentEvent
+from agents.events import AgentEvent, SubAgentEvent
 
 _DONE = object()
 
 
 def drain_while(
     work: Callable[[], Any], managed_tools: dict[str, Any]
-) -> Generator[SubAgentEvent, None, Any]:
+) -> Generator[AgentEvent, None, Any]:
     """Run `work` in a thread, yield the managed agents' events as they come, return its result.
 
     Args:
         work: The step's action (code execution or tool calls) that may call managed agents.
+        managed_tools: The managed agents as tools; each gets an `event_sink` while `work` runs.
+    """
+    return (yield from relay_while(lambda _emit: work(), managed_tools))
+
+
+def relay_while(
+    work: Callable[[Callable[[AgentEvent], None]], Any], managed_tools: dict[str, Any]
+) -> Generator[AgentEvent, None, Any]:
+    """Like `drain_while`, and `work` gets an `emit` to stream events of its own (the code's
+    output so far, say) from its thread.
+
+    Args:
+        work: The step's action; called with `emit`, which queues one event to yield.
         managed_tools: The managed agents as tools; each gets an `event_sink` while `work` runs.
     """
     events: queue.Queue[Any] = queue.Queue()
@@ -30,7 +44,7 @@ def drain_while(
 
     def target() -> None:
         try:
-            outcome["value"] = work()
+            outcome["value"] = work(events.put)
         except BaseException as error:  # handed to the caller's thread below
             outcome["error"] = error
         finally:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.events import AgentEvent, SubAgentEvent
+from agents.events import AgentEvent, CodeOutputSoFar, SubAgentEvent
 from agents.memory.steps import (
     ActionStep,
     FinalAnswerStep,
@@ -102,6 +102,7 @@ class TurnView:
             ChatMessageStreamDelta: self._on_delta,
             ToolCall: self._on_tool_call,
             ToolOutput: self._on_tool_output,
+            CodeOutputSoFar: self._on_output_so_far,
             ActionStep: self._on_action_step,
             PlanningStep: self._on_planning_step,
             FinalAnswerStep: self._on_final_answer,
@@ -139,6 +140,7 @@ class TurnView:
             return
         for _, view in block.subviews.values():
             view._settle(state)
+        self._drop_live_output(block)  # a live copy, never kept: only final output is
         self._refresh_nested(block)
         parent = self.messages[block.start]["metadata"]
         parent["status"] = "done"
@@ -200,6 +202,29 @@ class TurnView:
                     parent_id=block.id,
                 )
             )
+
+    def _on_output_so_far(self, event: CodeOutputSoFar) -> None:
+        """Show what the running code printed so far under its step, in place (the finished
+        step's observation replaces it)."""
+        block = self._started_block()
+        live_id = f"{block.id}.live"
+        shown = message(
+            fenced(clip(event.text), "text"),
+            title="Output so far",
+            id=live_id,
+            parent_id=block.id,
+        )
+        for index in range(block.start, len(self.messages)):
+            if _meta_id(self.messages[index]) == live_id:
+                self.messages[index] = shown
+                return
+        self.messages.append(shown)
+
+    def _drop_live_output(self, block: _Block) -> None:
+        live_id = f"{block.id}.live"
+        self.messages[block.start :] = [
+            item for item in self.messages[block.start :] if _meta_id(item) != live_id
+        ]
 
     def _on_action_step(self, step: ActionStep) -> None:
         block = self._started_block()

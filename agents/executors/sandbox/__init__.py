@@ -11,7 +11,8 @@ once, `template_loop` is that process), `environment` (what a worker may read an
 `worker` (the request loop), `marks` (what changed in the interpreter), `confine`
 (applies every isolation layer: `landlock`, `seccomp`, `namespaces`, `identity` with
 `view` and `mounts`, and the others it imports). Both sides: `channel` (framed messages
-on the pipes); values cross as `agents.executors.values` encodes them.
+on the pipes), `live` (what the code prints, shown while it runs, throttled); values cross
+as `agents.executors.values` encodes them.
 """
 
 from agents.executors.sandbox.executor import SandboxExecutor

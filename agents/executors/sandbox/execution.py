@@ -5,7 +5,8 @@ the result comes back, dropping frames that answer no current request. Meanwhile
 a wall-clock deadline that counts tool time, checks the worker's limits (`WorkerWatch`;
 the worker is frozen while a tool runs, when nothing checks them), counts the bytes it
 sends, and escalates Stop: SIGINT first, and a kill when the code ignores it for
-`stop_grace` seconds. Whatever makes the worker unusable raises `WorkerLost`.
+`stop_grace` seconds. Whatever makes the worker unusable raises `WorkerLost`. Asked to
+show output live, it hands the worker's `output` frames on, throttled (`live`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from agents.executors.sandbox.channel import (
     MessageTooLarge,
     ProtocolViolation,
 )
+from agents.executors.sandbox.live import LiveRelay, OutputCallback
 from agents.executors.sandbox.process import LOST, WorkerLost, WorkerProcess
 from agents.executors.sandbox.watch import WorkerWatch
 from agents.executors.tool_calls import run_tool_call
@@ -80,6 +82,7 @@ class Execution:
         timeout: Wall-clock seconds the code may take, tool time not counted.
         max_tool_seconds: Extra seconds tool calls may take.
         tool_reply_timeout: Seconds a tool's reply may wait for the code to read it.
+        on_output: Receives what the code printed so far while it runs (None: not asked).
     """
 
     def __init__(
@@ -93,6 +96,7 @@ class Execution:
         timeout: float,
         max_tool_seconds: float,
         tool_reply_timeout: float,
+        on_output: OutputCallback | None = None,
     ):
         self.worker, self.tools, self.budget = worker, tools, budget
         self.stop, self.watch = stop, watch
@@ -100,6 +104,8 @@ class Execution:
         self.tool_reply_timeout = tool_reply_timeout
         self.clock = StepClock(time.monotonic() + timeout, max_tool_seconds)
         self.trace = active_span()  # the code's span (tracing on): its tool calls nest under it
+        self.live = LiveRelay(on_output) if on_output is not None else None
+        self.checked_at = time.monotonic()  # when the limits and Stop were last checked
 
     def run(self, code: str, ident: int) -> dict[str, Any]:
         """Send the code; serve tool calls until the result comes back. Raises WorkerLost.
@@ -130,7 +136,8 @@ class Execution:
     def _exchange(self, channel: Channel, code: str, ident: int) -> dict[str, Any]:
         """Send the code and serve its tool calls until its result frame arrives."""
         stale = 0
-        channel.send({"t": "exec", "code": code, "id": ident}, self.clock.deadline)
+        request = {"t": "exec", "code": code, "id": ident, "live": self.live is not None}
+        channel.send(request, self.clock.deadline)
         while True:
             message = self._next_message(channel)
             self.budget.frame(channel.last_frame_bytes)  # stale ones were parsed too
@@ -141,6 +148,10 @@ class Execution:
                 continue
             if message["t"] == "result":
                 return message
+            if message["t"] == "output" and self.live is not None:
+                self.live.offer(message)
+                self._watch_between_frames()
+                continue
             if message["t"] != "call":
                 raise ProtocolViolation(f"unexpected message {message['t']!r}")
             self._serve_tool_call(channel, message)
@@ -154,16 +165,30 @@ class Execution:
                     return channel.receive(min(self.clock.deadline, now + _WATCH_INTERVAL))
                 except ChannelTimeout:
                     now = time.monotonic()
+                if self.live is not None:  # output held back by the throttle
+                    self.live.due()
             if now >= self.clock.deadline:
                 raise WorkerLost(self._timed_out())
-            self.watch.check(self.worker)
-            if self.stop.pending and not self.stop.in_tool:
-                if self.stop.overdue(now):
-                    raise WorkerLost(
-                        f"Stopped: the code did not stop within {self.stop.grace:g} s of "
-                        f"being interrupted, so the sandbox worker was killed. {LOST}."
-                    )
-                self.stop.send(self.worker)  # again: the first may have come before the step
+            self._watch(now)
+
+    def _watch(self, now: float) -> None:
+        """Check the worker's limits, and repeat or escalate a pending Stop."""
+        self.checked_at = now
+        self.watch.check(self.worker)
+        if self.stop.pending and not self.stop.in_tool:
+            if self.stop.overdue(now):
+                raise WorkerLost(
+                    f"Stopped: the code did not stop within {self.stop.grace:g} s of "
+                    f"being interrupted, so the sandbox worker was killed. {LOST}."
+                )
+            self.stop.send(self.worker)  # again: the first may have come before the step
+
+    def _watch_between_frames(self) -> None:
+        """`_watch` while output frames keep coming: a stream of them must not keep the
+        checks from running (they run when no frame comes for a while)."""
+        now = time.monotonic()
+        if now - self.checked_at >= _WATCH_INTERVAL:
+            self._watch(now)
 
     def _timed_out(self) -> str:
         spent = self.clock.tool_seconds
@@ -176,6 +201,8 @@ class Execution:
     def _serve_tool_call(self, channel: Channel, message: dict[str, Any]) -> None:
         """Run a tool for the worker and answer; its time counts against the tool budget
         (a held call's wait for a person's answer does not)."""
+        if self.live is not None:  # the tool may take long: show what came before it
+            self.live.flush()
         started = time.monotonic()
         waits: list[float] = []
         self.stop.in_tool = True

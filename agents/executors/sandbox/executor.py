@@ -33,6 +33,7 @@ from agents.executors.sandbox.environment import (
     session_environment,
 )
 from agents.executors.sandbox.execution import Execution, StopRequest
+from agents.executors.sandbox.live import OutputCallback
 from agents.executors.sandbox.process import LOST, WorkerLost, WorkerProcess
 from agents.executors.sandbox.results import result_to_output
 from agents.executors.sandbox.slot import WorkerSlot
@@ -214,6 +215,11 @@ class SandboxExecutor:
             self._slot.set_tools(sorted(self._tools))
 
     def __call__(self, code: str) -> CodeOutput:
+        return self.run_reporting(code)
+
+    def run_reporting(self, code: str, on_output: OutputCallback | None = None) -> CodeOutput:
+        """Run one snippet, handing what it prints to `on_output` while it runs
+        (`ReportsOutput`: throttled, the output so far each time)."""
         with self._lock:
             self._stop.pending = False
             self._closed = False
@@ -224,7 +230,7 @@ class SandboxExecutor:
             self._slot.used = True
             budget = StepBudget(self._limits)
             try:
-                result = self._execute(worker, code, budget)
+                result = self._execute(worker, code, budget, on_output)
                 self._watch.check(worker)
                 worker.pause()  # until the next request: no code runs unwatched
             except WorkerLost as lost:
@@ -358,7 +364,13 @@ class SandboxExecutor:
             + ".]"
         )
 
-    def _execute(self, worker: WorkerProcess, code: str, budget: StepBudget) -> dict[str, Any]:
+    def _execute(
+        self,
+        worker: WorkerProcess,
+        code: str,
+        budget: StepBudget,
+        on_output: OutputCallback | None,
+    ) -> dict[str, Any]:
         """Run the code in the worker (see `Execution`); raises WorkerLost."""
         execution = Execution(
             worker,
@@ -369,6 +381,7 @@ class SandboxExecutor:
             timeout=self.timeout,
             max_tool_seconds=self.max_tool_seconds,
             tool_reply_timeout=self.tool_reply_timeout,
+            on_output=on_output,
         )
         return execution.run(code, self._slot.next_id())
 

@@ -21,14 +21,18 @@ from agents.executors.values import TAG, encode_value
 Marks = dict[str, Any]
 
 
-def interpreter_marks(namespace_builtins: dict[str, Any]) -> Marks:
+def interpreter_marks(
+    namespace_builtins: dict[str, Any], own_threads: set[int] | None = None
+) -> Marks:
     """What the interpreter looks like now, in ids (cheap; nothing is copied deeply).
 
     Args:
         namespace_builtins: The builtins dict the code's namespace uses.
+        own_threads: Idents of the worker's own threads (the live output's), left out.
     """
+    own = own_threads or set()
     return {
-        "background threads": {thread.ident for thread in threading.enumerate()},
+        "background threads": {t.ident for t in threading.enumerate() if t.ident not in own},
         "import hooks": {id(hook) for hook in (*sys.meta_path, *sys.path_hooks) if _foreign(hook)},
         # `print` is the worker's own, replaced at every step to capture output.
         "builtins": {n: id(v) for n, v in namespace_builtins.items() if n != "print"},

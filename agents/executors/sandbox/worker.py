@@ -2,7 +2,8 @@
 
 `SandboxExecutor` starts it with a clean environment and two pipes (often ahead of time,
 as a spare). The worker waits for its setup (folder, environment, limits), confines itself (`confine.confine`), says it is ready, then serves:
-`exec` runs a snippet against a namespace that persists (like a notebook), `vars` adds
+`exec` runs a snippet against a namespace that persists (like a notebook; asked to, it
+sends what the snippet prints as it comes, throttled: `live`), `vars` adds
 values, `tools` installs stubs that forward calls to the host. Only the standard library
 is imported here, so a fresh worker starts fast and stays small.
 """
@@ -31,6 +32,7 @@ from agents.executors.python_runner import (
 )
 from agents.executors.sandbox.channel import Channel, ChannelClosed
 from agents.executors.sandbox.confine import confine
+from agents.executors.sandbox.live import LiveFlusher, LiveLog
 from agents.executors.sandbox.marks import changes_since, interpreter_marks, plain_values
 from agents.executors.values import TAG, decode_value, encode_value
 
@@ -91,6 +93,8 @@ class Worker:
         self.interrupted = False
         self.request_id: Any = None  # the id of the host's request being served
         self.calls = 0  # tool calls made, numbering them
+        self.live: LiveLog | None = None  # the running step's log, when the host shows it live
+        self.flusher = LiveFlusher(self._send_live)
         signal.signal(signal.SIGINT, self._on_interrupt)
         self.collector = ImageCollector()
         self.reserve: mmap.mmap | None = None
@@ -167,7 +171,7 @@ class Worker:
 
     def checkpoint(self, message: dict[str, Any]) -> dict[str, Any]:
         self.saved = dict(self.namespace)
-        self.saved_marks = interpreter_marks(self.builtins)
+        self.saved_marks = interpreter_marks(self.builtins, self._own_threads())
         return {"t": "ok"}
 
     def rollback(self, message: dict[str, Any]) -> dict[str, Any]:
@@ -175,7 +179,9 @@ class Worker:
             return {"t": "ok"}
         self.namespace.clear()
         self.namespace.update(self.saved)
-        changed = changes_since(self.saved_marks, interpreter_marks(self.builtins))
+        changed = changes_since(
+            self.saved_marks, interpreter_marks(self.builtins, self._own_threads())
+        )
         if not changed:
             return {"t": "ok"}
         # Variables alone cannot undo this: the host restarts the worker with these values.
@@ -189,7 +195,9 @@ class Worker:
         return {"t": "ok"}
 
     def execute(self, message: dict[str, Any]) -> dict[str, Any]:
-        log = BoundedLog(self.max_log)
+        self.live = LiveLog(self.max_log) if message.get("live") else None
+        log = self.live or BoundedLog(self.max_log)
+        self.flusher.follow(self.live)
         self.builtins["print"] = make_print(log)
         self.collector = ImageCollector()
         self._patch_viewers()
@@ -205,8 +213,10 @@ class Worker:
             error = self._describe(exc)
         finally:
             sys.stdout, sys.stderr = saved
-            with self.lock:  # waits for a tool call in flight from another thread
+            with self.lock:  # waits for a tool call (or live output) in flight from a thread
                 self.executing = False
+                self.live = None
+            self.flusher.follow(None)
         output = self._encode_output(value, is_final) if error is None else None
         images = self._encode_images(log)
         return {
@@ -234,6 +244,7 @@ class Worker:
             if not self.executing:
                 raise ToolError(f"Tool {name} can only be called while a step is running.")
             self.calls += 1
+            self._flush_live()  # the tool may take long: what was printed shows meanwhile
             request = {
                 "t": "call",
                 "id": self.request_id,
@@ -251,6 +262,28 @@ class Worker:
         if not reply.get("ok"):
             raise ToolError(str(reply.get("error")))
         return decode_value(reply.get("value"), trusted=True)
+
+    def _send_live(self, log: LiveLog, tail: str) -> bool:
+        """Send a step's output so far (from the flusher thread); False when a tool call holds
+        the channel. Nothing goes once that step ended: its result must be its last frame."""
+        if not self.lock.acquire(blocking=False):
+            return False
+        try:
+            if self.executing and self.live is log:
+                self.channel.send({"t": "output", "id": self.request_id, "text": tail})
+            return True
+        finally:
+            self.lock.release()
+
+    def _own_threads(self) -> set[int]:
+        """The worker's own threads, which no rollback has to undo."""
+        return {self.flusher.ident} if self.flusher.ident is not None else set()
+
+    def _flush_live(self) -> None:
+        """Send the output so far now (the caller holds the lock)."""
+        tail = self.live.take() if self.live is not None else None
+        if tail is not None:
+            self.channel.send({"t": "output", "id": self.request_id, "text": tail})
 
     # -- images and output ---------------------------------------------------------------
 
