@@ -23,6 +23,17 @@ def send(page: Any, text: str, files: list[str] | None = None) -> None:
     box.press("Enter")
 
 
+def chat_icon(page: Any, label: str) -> Any:
+    """The chat's one visible icon with this label ("Undo", "Retry"), once the page shows only
+    one: gradio repeats them under each message of a turn and the page's script hides the
+    others (under load, a moment after the turn ends)."""
+    from playwright.sync_api import expect
+
+    icon = page.locator(f'{CHAT} button[aria-label="{label}"]:visible')
+    expect(icon).to_have_count(1)
+    return icon
+
+
 def step_title(page: Any, text: str) -> Any:
     """The title row of the step whose title contains `text`."""
     return page.locator(f"{CHAT} .thought-group > .title", has_text=text)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from tests.e2e.pages import CHAT, MESSAGE_BOX, bot, send, wait_turn_done
+from tests.e2e.pages import CHAT, MESSAGE_BOX, bot, chat_icon, send, wait_turn_done
 from tests.e2e.test_chat import by_task
 
 LISTED = ".conversation-list label"
@@ -51,7 +51,7 @@ def test_the_title_follows_the_version_shown_and_a_retry_is_no_reopen(app, open_
     expect(page.locator(LISTED, has_text="Tell me about apples.")).to_have_count(1)
     expect(page.locator(LISTED, has_text="Tell me about pears.")).to_have_count(0)
 
-    icon(page, "Retry").click()
+    chat_icon(page, "Retry").click()
     expect(bot(page, "Plums again.")).to_be_visible()
     wait_turn_done(page, 2)
     expect(page.locator(MESSAGE_BOX)).to_be_enabled()

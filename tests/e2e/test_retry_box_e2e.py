@@ -47,7 +47,9 @@ def test_a_retried_turn_disables_the_box_until_it_ends(app, open_page, retry):
         expect(bot(page, "First go at plums.")).to_be_visible()
         wait_turn_done(page)
         box, stop = page.locator(MESSAGE_BOX), page.locator(".stop-button")
-        page.locator(RETRIES[retry]).click()
+        retrying = page.locator(RETRIES[retry])
+        expect(retrying).to_have_count(1)  # the chat's icons: one shown once the turn ended
+        retrying.click()
         assert retried_reached.wait(GENEROUS_S), "the retried turn called the model"
         expect(box).to_be_disabled()  # nothing else can be sent while the retry runs
         expect(stop).to_be_enabled()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from tests.e2e.pages import CHAT, MESSAGE_BOX, bot, send, wait_turn_done
+from tests.e2e.pages import CHAT, MESSAGE_BOX, bot, chat_icon, send, wait_turn_done
 from tests.e2e.test_chat import by_task
 
 USER_ROWS = f"{CHAT} .message-row.user-row"
@@ -25,7 +25,7 @@ def test_undo_gives_the_message_back_to_the_box(app, open_page):
     wait_turn_done(page)
     send(page, "Tell me about pears.")
     wait_turn_done(page, 2)
-    page.locator(f'{CHAT} button[aria-label="Undo"]:visible').click()
+    chat_icon(page, "Undo").click()
     expect(bot(page, "About pears.")).to_have_count(0)
     box = page.locator(MESSAGE_BOX)
     expect(box).to_have_value("Tell me about pears.")
