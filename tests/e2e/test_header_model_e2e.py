@@ -3,7 +3,6 @@ side panel does), and picking a model says "keeps its model" once, only when a c
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +13,7 @@ from playwright.sync_api import expect
 from smolui.render.panel import DEMO_LINE
 from tests.e2e.harness import free_port
 from tests.e2e.pages import CHAT, MESSAGE_BOX, bot, send, wait_turn_done
+from tests.e2e.test_model_picker_e2e import answering
 
 pytestmark = pytest.mark.e2e
 
@@ -35,14 +35,6 @@ COUNT_KEEPS = """() => {
     }
   }).observe(document.body, { childList: true, subtree: true });
 }"""
-
-
-def answering(folder: Path, name: str, answer: str) -> str:
-    """A `scripted:` spec whose model always answers `answer`."""
-    path = folder / f"{name}.json"
-    reply = f"<code>\nfinal_answer({answer!r})\n</code>"
-    path.write_text(json.dumps({"replies": [reply], "loop": True}), encoding="utf-8")
-    return f"scripted:{path}"
 
 
 @pytest.fixture(scope="module")
