@@ -33,8 +33,12 @@ def test_picking_a_conversation_on_a_phone_folds_the_sidebar(app, open_page):
     open_the_sidebar(page)
     page.locator(".conversation-list label", has_text="first question about basil").click()
     expect(page.locator(".sidebar.open")).to_have_count(0)
-    question = page.locator(f'{CHAT} [data-testid="user"]', has_text="first question")
-    expect(question).to_be_in_viewport()
+    # The chat is in view and holds the conversation picked. Where it is scrolled to is the
+    # chat's own business (a reopened chat shows its latest messages): not this test's.
+    expect(page.locator(CHAT)).to_be_in_viewport()
+    shown = page.locator(f'{CHAT} [data-testid="user"]')
+    expect(shown.filter(has_text="first question about basil")).to_have_count(1)
+    expect(shown.filter(has_text="second question about thyme")).to_have_count(0)
 
 
 def test_a_conversation_picked_from_the_keyboard_keeps_the_sidebar_and_its_focus(app, open_page):
