@@ -57,7 +57,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     starting.release()  # the starting pages reload into the chat
     open_conversations(ui)  # meanwhile browsers load the page; its first event waits for it
     start_model(settings, loader)  # after serving: nothing competes with the start for CPU
-    ui.server.wait()
+    ui.server.wait()  # until Ctrl+C or SIGTERM
+    # Running turns stop at their next step boundary, agents and executors close, and the
+    # store lets go of its connections before the process ends.
+    ui.close()
+    logging.getLogger("smolui").info(
+        "stopped: the server, the conversations and the store are closed"
+    )
 
 
 @contextmanager

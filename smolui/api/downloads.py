@@ -26,7 +26,8 @@ class Downloads:
     Args:
         keeper: The app's conversation keeper.
         quota_mb: Most megabytes one owner may keep (uploads and written files; 0: no quota).
-        model_label: The model's name, noted in exports.
+        model_of: `conversation_id` -> the model that conversation runs, noted in its
+            exports (as the page's header names it).
         sign_in: The app's `SignIn`: with sign-in on, a signed-in owner's files are served
             to that owner only (`smolui.api.file_routes`); None or "none": the link's key.
     """
@@ -35,10 +36,10 @@ class Downloads:
         self,
         keeper: ConversationKeeper,
         quota_mb: float,
-        model_label: Callable[[], str],
+        model_of: Callable[[str], str],
         sign_in: Any = None,
     ):
-        self.keeper, self.model_label = keeper, model_label
+        self.keeper, self.model_of = keeper, model_of
         on = sign_in is not None and sign_in.mode != "none"
         self.viewer = gradio_viewer(sign_in) if on else None
         self.quota_bytes = int(quota_mb * MB)
@@ -110,7 +111,7 @@ class Downloads:
 
         router = APIRouter()
         router.include_router(file_router(self.outputs, self.viewer))
-        router.include_router(export_router(self.tickets, self.stored_chat, self.model_label))
+        router.include_router(export_router(self.tickets, self.stored_chat, self.model_of))
         return router
 
 

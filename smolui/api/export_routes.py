@@ -77,7 +77,7 @@ class ExportTickets:
 def export_router(
     tickets: ExportTickets,
     stored_chat: Callable[[str, str], list[dict[str, Any]] | None],
-    model_label: Callable[[], str],
+    model_of: Callable[[str], str],
 ) -> Any:
     """The export route (a FastAPI router).
 
@@ -85,7 +85,8 @@ def export_router(
         tickets: The app's export tickets.
         stored_chat: `(owner, conversation_id)` -> the stored chat to export (the branch
             shown), or None when the owner has no such conversation.
-        model_label: The model's name, noted in the export.
+        model_of: `conversation_id` -> the model that conversation runs, noted in the export
+            as the page's header names it (its own pick, else the app's default).
     """
     from fastapi import APIRouter
     from fastapi.responses import PlainTextResponse, StreamingResponse
@@ -96,9 +97,10 @@ def export_router(
     def export(ticket: str, fmt: str) -> Any:
         found = tickets.redeem(ticket)
         chat = stored_chat(*found) if found is not None else None
-        if chat is None or fmt not in MEDIA_TYPES:
+        if found is None or chat is None or fmt not in MEDIA_TYPES:
             return PlainTextResponse("No such export (the link may have expired).", 404)
-        pieces = (piece.encode("utf-8") for piece in export_pieces(chat, fmt, model_label()))
+        model = model_of(found[1])
+        pieces = (piece.encode("utf-8") for piece in export_pieces(chat, fmt, model))
         return StreamingResponse(
             pieces, media_type=MEDIA_TYPES[fmt], headers=attachment(export_name(fmt))
         )

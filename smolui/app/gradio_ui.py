@@ -170,10 +170,14 @@ class GradioUI(GradioUIApiMixin):
         self.admission = build_admission(self.settings, keeper.store if counted else None)
         self.metrics = AppMetrics(self.registry, queue=self.admission.queue)
         self.ready_checks.setdefault("store", lambda: store_check(keeper.store)())
-        # Files the code writes, exports and share links, through the app's own routes.
+        conversations = ConversationHandlers(self.registry, self.keeper)
+        # Files the code writes, exports and share links, through the app's own routes; an
+        # export names its conversation's model, as the header does.
         self.downloads = Downloads(
-            keeper, self.settings.owner_quota_mb, self.model_label, self.admission.sign_in
-        )
+            keeper, self.settings.owner_quota_mb,
+            lambda conversation_id: conversations.model_label(conversation_id, config),
+            self.admission.sign_in,
+        )  # fmt: skip
         config = dataclasses.replace(config, upload_room=self.downloads.upload_room)
         sharing, viewer = self.settings.sharing, gradio_viewer(self.admission.sign_in)
         self.shares = ShareLinks(keeper, sharing, viewer)
@@ -187,7 +191,6 @@ class GradioUI(GradioUIApiMixin):
             self.registry, chat_config, self.keeper, observer=self.metrics, admission=self.admission,
             files=self.downloads.turn_files(),
         )  # fmt: skip
-        conversations = ConversationHandlers(self.registry, self.keeper)
         sign_in = self.admission.sign_in
         self.api = Api(
             self.registry,

@@ -276,8 +276,19 @@
       if (ours !== text) node.textContent = ours;
     });
   };
-  // Svelte may re-create a title element on each update, so a step is known by its place.
+  // A running step's title says when the step began (class "since-<ms since the epoch>",
+  // smolui/render/durations.py): the time shown goes on across reloads and tabs. A title
+  // without it (an approval waiting) counts from when this page first saw it; Svelte may
+  // re-create a title element on each update, so such a step is known by its place.
   const started = new Map();
+  const elapsed = (title, key, now) => {
+    const stamp = title.querySelector(".step-clock");
+    const since = stamp && stamp.className.match(/\bsince-(\d+)\b/);
+    // A browser clock behind the server's would show a negative time: never below 0.
+    if (since) return Math.max(0, (Date.now() - Number(since[1])) / 1000);
+    if (!started.has(key)) started.set(key, now);
+    return (now - started.get(key)) / 1000;
+  };
   const tick = () => {
     foldSidebar();
     labelChips();
@@ -304,8 +315,7 @@
       const title = spinner.closest(".title");
       const key = titles.indexOf(title) + ":" + (title.textContent.match(/Step \d+/) || [""])[0];
       running.add(key);
-      if (!started.has(key)) started.set(key, now);
-      title.setAttribute("data-elapsed", duration((now - started.get(key)) / 1000));
+      title.setAttribute("data-elapsed", duration(elapsed(title, key, now)));
     });
     for (const key of [...started.keys()]) if (!running.has(key)) started.delete(key);
   };

@@ -1,12 +1,14 @@
 """The served app: FastAPI with `/healthz`, `/readyz` and `/metrics`, and gradio mounted at `/`.
 
 `serve` runs it with uvicorn in a background thread, the way gradio's own `launch` does, so
-`GradioUI.launch` can return at once (`prevent_thread_lock=True`) or block until Ctrl+C.
+`GradioUI.launch` can return at once (`prevent_thread_lock=True`) or block until Ctrl+C or
+SIGTERM.
 """
 
 from __future__ import annotations
 
 import logging
+import signal
 import socket
 import threading
 import time
@@ -151,13 +153,24 @@ class AppServer:
         return self
 
     def wait(self) -> None:
-        """Block until the server stops or Ctrl+C, then stop it."""
+        """Block until the server stops, Ctrl+C or SIGTERM, then stop it.
+
+        uvicorn handles signals only when it runs in the main thread; here it runs in its
+        own, so without this SIGTERM (`kill PID`, systemd, supervisors) would end the process
+        at once, maybe mid-write, or, as a container's PID 1, be ignored until a SIGKILL.
+        """
+        stop = threading.Event()
+        previous = _on_sigterm(stop)
         try:
-            while self._thread.is_alive():
+            while self._thread.is_alive() and not stop.is_set():
                 self._thread.join(0.5)
+            if stop.is_set():
+                logger.info("SIGTERM: stopping the server")
         except KeyboardInterrupt:
             logger.info("stopping the server")
         finally:
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
             self.close()
 
     def close(self) -> None:
@@ -165,6 +178,15 @@ class AppServer:
         self._server.should_exit = True
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(timeout=10)
+
+
+def _on_sigterm(stop: threading.Event) -> Any:
+    """Make SIGTERM set `stop`; return the handler it replaced (None off the main thread,
+    where Python cannot take signals: the caller then stops on its own terms)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    previous = signal.signal(signal.SIGTERM, lambda number, frame: stop.set())
+    return signal.SIG_DFL if previous is None else previous  # None: set outside Python
 
 
 def serve(

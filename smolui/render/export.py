@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from smolui.render.downloads import ZIP_LABEL
-from smolui.render.durations import format_duration
+from smolui.render.durations import format_duration, plain_title
 from smolui.render.model_names import model_name
 
 Message = dict[str, Any]
@@ -138,7 +138,8 @@ def _message_markdown(message: Message, children: dict[str, list[Message]]) -> l
         format_duration(duration) if isinstance(duration, (int, float)) else "",
         str(meta.get("log") or ""),
     ]
-    summary = " · ".join([str(title), *[e for e in extras if e]])
+    # A step saved while it ran (waiting for an approval) keeps its start for the page's timer.
+    summary = " · ".join([plain_title(str(title)), *[e for e in extras if e]])
     inner = list(body)
     for child in children.get(meta.get("id"), []):
         inner += _message_markdown(child, children)
@@ -201,6 +202,8 @@ def to_json(history: list[Message], model: str = "") -> str:
             "files": [value for kind, value in parts if kind == "file"],
         }
         meta = {k: v for k, v in _meta(message).items() if v not in (None, "")}
+        if "title" in meta:
+            meta["title"] = plain_title(str(meta["title"]))
         if meta:
             entry["metadata"] = meta
         messages.append(entry)

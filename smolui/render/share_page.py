@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from smolui.render.downloads import is_downloads
+from smolui.render.durations import plain_title
 from smolui.render.export import without_server_paths
 
 SNAPSHOT_FORMAT = 1
@@ -149,7 +150,7 @@ def _message_html(
 ) -> str:
     meta = _meta(message)
     inner = _part_html(message.get("part"), image_url)
-    title = meta.get("title")
+    title = plain_title(str(meta.get("title") or ""))
     if not title:
         return inner
     log = f' <span class="log">{html.escape(meta["log"])}</span>' if meta.get("log") else ""

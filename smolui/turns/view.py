@@ -8,6 +8,7 @@ managed agents (`SubAgentEvent`) fold into nested views under the call that ran 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +23,7 @@ from agents.memory.steps import (
 )
 from agents.models.messages import ChatMessageStreamDelta, TokenUsage
 from smolui.render.approval import render_approvals
+from smolui.render.durations import running_title
 from smolui.render.messages import (
     CODE_TOOL,
     FileSink,
@@ -51,6 +53,7 @@ class _Block:
     start: int
     id: str
     number: int
+    since: float  # when it began (seconds since the epoch): the page's timer counts from it
     text: str = ""
     started: bool = False
     calls: list[tuple[str, str]] = field(default_factory=list)  # (tool name, child id)
@@ -66,12 +69,20 @@ class TurnView:
         turn_id: Unique prefix for this turn's message ids.
         files: Saves images and audio to files for display.
         label: Prefix for step titles (a managed agent's name when nested).
+        clock: Seconds since the epoch, for when a step began (injectable for tests).
     """
 
-    def __init__(self, turn_id: str, files: FileSink | None = None, label: str = ""):
+    def __init__(
+        self,
+        turn_id: str,
+        files: FileSink | None = None,
+        label: str = "",
+        clock: Callable[[], float] = time.time,
+    ):
         self.turn_id = turn_id
         self.files = files
         self.label = label
+        self.clock = clock
         self.messages: list[Message] = []
         self.steps = 0
         self.usage = TokenUsage()
@@ -88,8 +99,8 @@ class TurnView:
             return
         self._blocks += 1
         block_id = f"{self.turn_id}-{self._blocks}"
-        self._block = _Block(len(self.messages), block_id, self._next_step)
-        title = self._title(self._next_step, "thinking…")
+        self._block = _Block(len(self.messages), block_id, self._next_step, self.clock())
+        title = running_title(self._title(self._next_step, "thinking…"), self._block.since)
         self.messages.append(message("", title=title, id=block_id, status="pending"))
 
     def apply(self, event: AgentEvent) -> None:
@@ -188,7 +199,8 @@ class TurnView:
         if call.name == CODE_TOOL and block.text:
             self._show_thought(block, thought_text(block.text, str(call.arguments)))
         what = "running code…" if call.name == CODE_TOOL else f"calling {call.name}…"
-        self.messages[block.start]["metadata"]["title"] = self._title(block.number, what)
+        title = running_title(self._title(block.number, what), block.since)
+        self.messages[block.start]["metadata"]["title"] = title
 
     def _on_tool_output(self, output: ToolOutput) -> None:
         block = self._started_block()
@@ -268,7 +280,9 @@ class TurnView:
                 (cid for name, cid in reversed(block.calls) if name == event.agent_name),
                 block.calls[-1][1] if block.calls else block.id,
             )
-            sub = TurnView(f"{call_id}.{event.agent_name}", self.files, label=event.agent_name)
+            sub = TurnView(
+                f"{call_id}.{event.agent_name}", self.files, event.agent_name, self.clock
+            )
             block.subviews[event.agent_name] = (call_id, sub)
         block.subviews[event.agent_name][1].apply(event.event)
         self._refresh_nested(block)

@@ -14,6 +14,7 @@ from agents.memory.steps import (
     ToolOutput,
 )
 from agents.models.messages import ChatMessage, ChatMessageStreamDelta, TokenUsage
+from smolui.render.durations import plain_title
 from smolui.render.messages import (
     fenced,
     render_action_step,
@@ -185,13 +186,13 @@ def test_a_turn_shows_pending_then_done_steps_then_answer_and_footer():
     view.apply(ChatMessageStreamDelta(content="multiply."))
     assert view.messages[1]["content"] == "Thought: I multiply."
     view.apply(ToolCall("python_interpreter", CODE, "call_1"))
-    assert meta(view.messages[0])["title"] == "Step 1 · running code…"
+    assert plain_title(meta(view.messages[0])["title"]) == "Step 1 · running code…"
     assert meta(view.messages[0])["status"] == "pending"
     view.apply(ActionOutput(None, False))
     view.apply(code_step(1))
     assert meta(view.messages[0])["status"] == "done"
     # the next step is already shown as pending
-    assert meta(view.messages[-1]) == {
+    assert {**meta(view.messages[-1]), "title": plain_title(meta(view.messages[-1])["title"])} == {
         "title": "Step 2 · thinking…",
         "id": "t-2",
         "status": "pending",
@@ -280,7 +281,7 @@ def test_managed_agent_steps_nest_live_under_the_call():
     view.apply(SubAgentEvent("helper", ChatMessageStreamDelta(content="inner thinking")))
     call_child = next(m for m in view.messages if meta(m).get("title") == "Code")
     nested = [m for m in view.messages if meta(m).get("parent_id") == meta(call_child)["id"]]
-    assert meta(nested[0])["title"] == "helper · Step 1 · thinking…"
+    assert plain_title(meta(nested[0])["title"]) == "helper · Step 1 · thinking…"
     assert meta(nested[0])["status"] == "pending"
     view.apply(SubAgentEvent("helper", code_step(1)))
     view.apply(SubAgentEvent("helper", FinalAnswerStep("inner answer")))

@@ -16,7 +16,13 @@ from smolui.api.file_routes import FILES_PREFIX
 from smolui.api.share_routes import SHARE_PREFIX, SHARING_MODES, ShareLinks
 from smolui.auth import Identity
 from smolui.conversations.keeper import ConversationKeeper
-from smolui.render.share_page import content_security_policy, markdown_html, share_snapshot
+from smolui.render.durations import running_title
+from smolui.render.share_page import (
+    content_security_policy,
+    markdown_html,
+    share_page,
+    share_snapshot,
+)
 from smolui.store import open_store
 from smolui.store.shares import SHARES, ConversationShares
 
@@ -176,6 +182,14 @@ def test_the_snapshot_leaves_out_uploads_download_lists_and_server_paths(folders
     assert [image["path"] for image in snapshot["images"]] == [
         str(folders["media"] / "chart.png")
     ], "only the agent's image"
+
+
+def test_a_step_saved_while_running_shows_its_title_without_the_timer_s_start(folders):
+    messages = chat(folders)
+    messages[2]["metadata"]["title"] = running_title("Step 1 · running code…", 1_700_000_000)
+    page = share_page("Sales", share_snapshot(messages, FILES_PREFIX), lambda index: "/i")
+    assert "<summary>Step 1 · running code…</summary>" in page
+    assert "step-clock" not in page and "since-" not in page
 
 
 def test_markdown_is_rendered_with_no_raw_html_and_no_script_links():

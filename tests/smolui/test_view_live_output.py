@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from agents.events import CodeOutputSoFar, SubAgentEvent
 from agents.memory.steps import ActionStep, Timing, ToolCall
+from smolui.render.durations import plain_title
 from smolui.turns.view import TurnView
 
 CODE = "for i in range(3):\n    print('part', i)"
@@ -32,7 +33,7 @@ def test_the_output_so_far_shows_under_the_running_step_and_updates_in_place():
     assert meta(live)["parent_id"] == "t-1"
     assert "part 0\npart 1" in live["content"] and live["content"].startswith("```text")
     assert view.messages[-1] is live, "below the code"
-    assert meta(view.messages[0])["title"] == "Step 1 · running code…"
+    assert plain_title(meta(view.messages[0])["title"]) == "Step 1 · running code…"
 
 
 def test_the_finished_step_replaces_the_output_so_far():
