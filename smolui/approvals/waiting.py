@@ -1,7 +1,7 @@
 """How a turn shows and waits for its pending approval.
 
 `TurnApprovals` puts the pending action into the chat a turn publishes (under the steps the
-follower renders), and keeps that chat in the store, so a reload, another tab or another
+follower renders, paused while it waits), and keeps that chat in the store, so a reload, another tab or another
 replica shows it. `AnswerBell` wakes the waiting turns of this process as soon as a page
 answers; answers given on another replica are read from the store on the next poll.
 """
@@ -11,6 +11,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from typing import Any
+
+from smolui.render.approval import paused
 
 Message = dict[str, Any]
 POLL_S = 1.0  # a waiting turn reads the store this often (answers from another replica)
@@ -78,7 +80,7 @@ class TurnApprovals:
         """
         with self._lock:
             self._chat = list(chat)
-            self._publish(self._chat + self._held)
+            self._publish(self._shown())
 
     def hold(self, held: list[Message]) -> None:
         """Show these messages under the chat until the next `hold` ([] removes them); a
@@ -89,7 +91,15 @@ class TurnApprovals:
         """
         with self._lock:
             self._held = list(held)
-            chat = self._chat + self._held
-            self._publish(chat)
+            self._publish(self._shown())
+            # Kept as the steps are: a restored step is settled (not paused) after a restart.
+            kept = self._chat + self._held
         if held and self._keep is not None:
-            self._keep(chat)
+            self._keep(kept)
+
+    def _shown(self) -> list[Message]:
+        """The chat as pages see it: while an action is held its steps are paused (no
+        spinner, no running timer) and the action is under them (holding the lock)."""
+        if not self._held:
+            return list(self._chat)
+        return paused(self._chat) + self._held

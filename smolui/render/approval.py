@@ -9,13 +9,16 @@ from typing import Any
 from agents.memory.steps import ActionStep
 from smolui.render.messages import Message, clip, fenced, message
 
-WAITING_TITLE = "⏸ Waiting for your approval"
+# Words only: symbols such as a pause sign need an emoji font many browsers lack (a box).
+WAITING_TITLE = "Waiting for your approval"
+WAITING_LOG = "nothing runs until you answer"
+PAUSED_LOG = "paused: waits for your approval below"
 PENDING_PREFIX = "approval-"  # the pending message's id: this + the approval's id
 _DECIDED = {
-    "run": "✅ Approved",
-    "edit": "✏️ Edited, then approved",
-    "skip": "⏭ Skipped",
-    "stop": "⏹ Stopped",
+    "run": "Approved",
+    "edit": "Edited, then approved",
+    "skip": "Skipped",
+    "stop": "Stopped",
 }
 
 
@@ -40,7 +43,8 @@ def render_pending_approval(
     arguments: Any,
     thought: str | None = None,
 ) -> Message:
-    """The action the turn holds, shown until someone answers (open, with a spinner).
+    """The action the turn holds, shown until someone answers: open, without a spinner (a
+    spinner, and the page's step timer it brings, would say the agent works).
 
     Args:
         approval_id: The pending approval's id (the message's id carries it).
@@ -65,9 +69,28 @@ def render_pending_approval(
         "\n\n".join(parts),
         title=WAITING_TITLE,
         id=f"{PENDING_PREFIX}{approval_id}",
-        status="pending",
-        log="the turn waits for you",
+        log=WAITING_LOG,
     )
+
+
+def paused(chat: list[Message]) -> list[Message]:
+    """The chat while an action waits for the person: its running steps no longer spin (the
+    page times a spinning step as work) and say they wait; the rest as it was.
+
+    Args:
+        chat: The turn's chat, its open step pending.
+    """
+    shown = []
+    for item in chat:
+        metadata = item.get("metadata") or {}
+        if metadata.get("status") != "pending":
+            shown.append(item)
+            continue
+        still = {key: value for key, value in metadata.items() if key != "status"}
+        if still.get("title") and not still.get("parent_id"):  # the step's own title line
+            still["log"] = PAUSED_LOG
+        shown.append({**item, "metadata": still})
+    return shown
 
 
 def render_approvals(step: ActionStep, parent_id: str) -> list[Message]:

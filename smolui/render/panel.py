@@ -14,6 +14,11 @@ from smolui.render.model_names import is_demo_model, scripted_file
 from smolui.uploads.describe import human_size
 
 RUNNING = "answering (Stop or Esc ends it)"
+# The turn holds an action for the person: the agent does nothing until they answer it.
+AWAITING_APPROVAL = (
+    "waiting for your approval, not working: the action it wants to run is shown in the chat; "
+    "answer it with the buttons under the chat (Run, Edit, Skip, or Stop the turn)"
+)
 IDLE = "ready"
 HOW_TO_CHANGE_MODEL = "Change it with `--model` or `SMOLUI_MODEL` (see `python app.py --help`)."
 DEMO_LINE = "Demo mode: canned answers"
@@ -206,6 +211,19 @@ def _cell(name: str) -> str:
     return str(name).replace("|", "\\|")
 
 
+def now_line(running: bool, awaiting_approval: bool = False) -> str:
+    """What the conversation's turn does now, for the panel's "Now:" line.
+
+    Args:
+        running: A turn runs.
+        awaiting_approval: An action waits for the person's answer (the turn does nothing
+            until then; an action a restart left waiting resumes its turn when answered).
+    """
+    if awaiting_approval:
+        return AWAITING_APPROVAL
+    return RUNNING if running else IDLE
+
+
 def side_panel(
     model_label: str,
     agent: MultiStepAgent | None,
@@ -216,6 +234,7 @@ def side_panel(
     reading: Sequence[str] = (),
     written: Sequence[Any] = (),
     url_prefix: str = "",
+    awaiting_approval: bool = False,
 ) -> str:
     """The whole side panel as Markdown.
 
@@ -230,6 +249,8 @@ def side_panel(
         written: Stored files the conversation's code wrote (`OutputFile`s), listed with
             their download links.
         url_prefix: The download route's prefix (`smolui.api.file_routes`).
+        awaiting_approval: The conversation's turn waits for the person to answer an
+            action (it says so instead of "answering").
     """
     if max_steps is not None:
         steps: int | str = max_steps
@@ -242,7 +263,7 @@ def side_panel(
     return "\n".join(
         [
             f"**{capability_line(model_label)}**  ",
-            f"**Now:** {RUNNING if running else IDLE}",
+            f"**Now:** {now_line(running, awaiting_approval)}",
             "",
             "**Files in this conversation**",
             "",

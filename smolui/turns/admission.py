@@ -15,7 +15,14 @@ from agents.memory.steps import ActionStep, PlanningStep
 from smolui.auth import Identity, SignIn
 from smolui.turns.limits import Reservation, UsageLimiter, subjects_for
 from smolui.turns.pending import PendingTurn
-from smolui.turns.queue import QueueRefusal, TurnQueue, TurnSlot, queue_message
+from smolui.turns.queue import (
+    Describe,
+    QueueRefusal,
+    TurnQueue,
+    TurnSlot,
+    UserLimitReached,
+    queue_message,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -146,7 +153,12 @@ class TurnAdmission:
         self.sign_in, self.limiter, self.queue = sign_in, limiter, queue
 
     def enter(
-        self, identity: Identity, owner: str | None, pending: PendingTurn, conversation: str = ""
+        self,
+        identity: Identity,
+        owner: str | None,
+        pending: PendingTurn,
+        conversation: str = "",
+        describe: Describe | None = None,
     ) -> Admission | str:
         """Let a turn in (it may still have to wait), or say why not; nothing runs then.
 
@@ -157,6 +169,8 @@ class TurnAdmission:
             conversation: The conversation's id: an API client that keeps no owner key is
                 held to one turn at a time per conversation (not per address, which many
                 people may share).
+            describe: Names the person's conversations whose turns hold their slots, for
+                the refusal (None: it names none).
 
         Returns:
             An `Admission` (wait on it, then run), or the refusal for the chat.
@@ -178,10 +192,12 @@ class TurnAdmission:
         slot = None
         if self.queue is not None:
             try:
-                slot = self.queue.join(_runner(identity, owner, conversation))
+                slot = self.queue.join(_runner(identity, owner, conversation), conversation)
             except QueueRefusal as error:
                 if reservation is not None:
                     self.limiter.refund(reservation)
+                if isinstance(error, UserLimitReached):
+                    return error.message(describe)
                 return str(error)
         admission = Admission(self.limiter, subjects, slot, upload_bytes)
         admission.reservation = reservation

@@ -4,7 +4,8 @@ Gradio's own queue would hold a waiting turn before any of our code runs, so the
 not say where it stands and Stop could not take it out. Here a turn joins this queue from its
 handler: it learns its position and an estimate of the wait while it waits, leaves the queue
 when the visitor presses Stop, and holds a slot until its agent really stops. One user runs at
-most `user_slots` turns at once (across their conversations); beyond it the turn is refused.
+most `user_slots` turns at once (across their conversations); beyond it the turn is refused,
+saying which of their conversations holds the slot (`UserLimitReached.message`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import math
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 AVERAGE_WEIGHT = 0.2  # how much each finished turn moves the average turn duration
 
@@ -22,15 +24,91 @@ class QueueRefusal(RuntimeError):
     """The turn may not wait: the queue is full, or the user runs all the turns they may."""
 
 
+@dataclass(frozen=True)
+class HeldSlot:
+    """One of the user's turns holding a slot: its conversation, and whether it still waits
+    in the queue (False: it runs).
+
+    Args:
+        conversation: The conversation's id ("" when the caller gave none).
+        queued: It waits for a running slot.
+    """
+
+    conversation: str
+    queued: bool
+
+
+@dataclass(frozen=True)
+class Holder:
+    """A conversation holding one of the user's slots, as the person knows it.
+
+    Args:
+        title: Its title, as the conversation list shows it.
+        awaits_approval: Its turn waits for the person to answer an action, not for the agent.
+    """
+
+    title: str
+    awaits_approval: bool = False
+
+
+# What the caller knows of a conversation id: its `Holder`, or None when it may not say
+# (not the person's own, e.g. another browser at the same address, or unknown).
+Describe = Callable[[str], Holder | None]
+
+
+class UserLimitReached(QueueRefusal):
+    """The user already runs or waits with `user_slots` turns; `message` says where.
+
+    Args:
+        held: The user's turns holding slots now.
+        user_slots: Turns one user may run at once.
+    """
+
+    def __init__(self, held: Sequence[HeldSlot], user_slots: int):
+        self.held, self.user_slots = tuple(held), user_slots
+        super().__init__(self.message())
+
+    def message(self, describe: Describe | None = None) -> str:
+        """The refusal in words, naming each conversation `describe` knows.
+
+        Args:
+            describe: Names a conversation id for the person (None: name none).
+        """
+        where = [_holding(slot, describe(slot.conversation) if describe and slot.conversation
+                          else None) for slot in self.held]  # fmt: skip
+        return (
+            f"Limit reached: each user may run {self.user_slots} at a time, and "
+            f"{'; '.join(where) or 'another of your turns holds it'}. Then send this again. "
+            "Nothing was run."
+        )
+
+
+def _holding(slot: HeldSlot, holder: Holder | None) -> str:
+    """What holds one slot and how to free it, in the person's words."""
+    if holder is None:
+        state = "waits in the queue" if slot.queued else "is running"
+        return f"a turn in another conversation {state}: wait for it to finish or stop it"
+    title = f"“{holder.title}”"
+    if holder.awaits_approval:
+        return (
+            f"{title} is waiting for your approval, not working: open it and run or skip the "
+            "action shown there, or stop that turn"
+        )
+    if slot.queued:
+        return f"your message in {title} waits in the queue: wait for it, or open it and stop it"
+    return f"your turn in {title} is still running: wait for it to finish, or open it and stop it"
+
+
 class TurnSlot:
     """A place in the queue, then a running slot; `release` it once the turn has ended.
 
     Made by `TurnQueue.join`.
     """
 
-    def __init__(self, queue: TurnQueue, user: str):
+    def __init__(self, queue: TurnQueue, user: str, conversation: str = ""):
         self.queue = queue
         self.user = user
+        self.conversation = conversation
         self.admitted = False
         self.left = False
         self.started_at: float | None = None
@@ -94,29 +172,29 @@ class TurnQueue:
         with self._changed:
             return len(self._running)
 
-    def join(self, user: str) -> TurnSlot:
+    def join(self, user: str, conversation: str = "") -> TurnSlot:
         """Join the queue (admitted at once when a slot is free and nobody waits).
 
         Args:
             user: Who the turn belongs to (a signed-in user or a browser key).
+            conversation: The turn's conversation (named when another turn of the user's
+                is refused for it).
 
         Raises:
-            QueueRefusal: The user already runs `user_slots` turns, or the queue is full.
+            UserLimitReached: The user already runs or waits with `user_slots` turns.
+            QueueRefusal: The queue is full.
         """
         with self._changed:
             if self.user_slots and self._per_user[user] >= self.user_slots:
-                many = "turn" if self.user_slots == 1 else "turns"
-                raise QueueRefusal(
-                    f"Limit reached: you already have {self._per_user[user]} {many} running or "
-                    f"waiting, and each user may run {self.user_slots} at a time. Wait for it to "
-                    "finish or stop it, then send this again. Nothing was run."
-                )
+                held = [HeldSlot(slot.conversation, slot in self._waiting)
+                        for slot in [*self._running, *self._waiting] if slot.user == user]  # fmt: skip
+                raise UserLimitReached(held, self.user_slots)
             if len(self._waiting) >= self.max_waiting and len(self._running) >= self.slots:
                 raise QueueRefusal(
                     f"The server is full: {len(self._running)} turns are running and "
                     f"{len(self._waiting)} are waiting. Try again in a minute. Nothing was run."
                 )
-            slot = TurnSlot(self, user)
+            slot = TurnSlot(self, user, conversation)
             self._per_user[user] += 1
             self._waiting.append(slot)
             self._admit()

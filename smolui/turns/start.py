@@ -15,6 +15,7 @@ from smolui.sessions import Session
 from smolui.turns.admission import LEFT_QUEUE, Admission, TurnAdmission
 from smolui.turns.live import LiveTurn
 from smolui.turns.pending import PendingTurn
+from smolui.turns.queue import Describe
 
 # Keeps a conversation in the store: (session, chat, turn state) -> saved.
 Save = Callable[[Session, list[Message], str], bool]
@@ -53,6 +54,7 @@ def enter(
     session: Session,
     pending: PendingTurn,
     identity: Identity | None,
+    describe: Describe | None = None,
 ) -> Admission | str:
     """The gate's first look at the claimed conversation's turn: signed in, under the
     limits, a place in the queue. Nothing is shown or kept yet.
@@ -62,6 +64,8 @@ def enter(
         session: The claimed conversation (its claim is released if the gate fails).
         pending: The request (for the gate's per-user limits).
         identity: Who sends it (None: an anonymous visitor).
+        describe: Names the person's conversations holding their turn slots, for a
+            refusal (None: it names none).
 
     Returns:
         The admission (wait on it with `wait_for_slot`), or the refusal for the chat.
@@ -69,7 +73,8 @@ def enter(
     if admission is None:
         return Admission(None, [], None)
     try:
-        return admission.enter(identity or Identity(), session.owner, pending, session.id)
+        who = identity or Identity()
+        return admission.enter(who, session.owner, pending, session.id, describe)
     except Exception:
         session.end_turn()
         raise

@@ -6,7 +6,8 @@ this tool", and the per-conversation switch beside the controls.
 pending action as a step (`smolui.render.approval`); the panel is where the person answers.
 Whenever the chat changes (a turn publishes, a conversation opens, a page reloads) the panel
 asks the store whether this conversation has an action waiting, so every tab and replica
-shows it; of two answers only the first is taken, the other tab is told. An answer to an
+shows it, and the side panel's "Now:" line says the turn waits for the person's approval
+while it does; of two answers only the first is taken, the other tab is told. An answer to an
 action whose turn is gone (the app restarted) resumes that turn, and the answering page
 follows it. Where the server requires approval (`--approve-required`) the switch shows on,
 cannot be changed, and says why.
@@ -91,11 +92,15 @@ def _heading(pending: Any) -> str:
     )
 
 
-def panel_adapters(approvals: Any) -> dict[str, Callable]:
+def panel_adapters(
+    approvals: Any, side_text: Callable[[str], str] | None = None
+) -> dict[str, Callable]:
     """The panel's handlers in the shape gradio calls them.
 
     Args:
         approvals: The app's `smolui.approvals.ChatApprovals`.
+        side_text: The side panel's Markdown for a conversation, given again whenever an
+            action starts or stops waiting (its "Now:" line says so); None: not given.
     """
     import gradio as gr
 
@@ -122,33 +127,39 @@ def panel_adapters(approvals: Any) -> dict[str, Callable]:
     hidden = (gr.Group(visible=False), gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip(), None)
     unchanged = tuple(gr.skip() for _ in hidden)
 
+    def side(conversation_id: str) -> Any:
+        # The side panel follows the wait: "waiting for your approval", then "answering".
+        return side_text(conversation_id) if side_text is not None else gr.skip()
+
     def refresh(conversation_id: Any, shown: Any, seen: Any) -> tuple:
         if not is_conversation_id(conversation_id):
-            return (*unchanged, gr.skip(), gr.skip())
+            return (*unchanged, gr.skip(), gr.skip(), gr.skip())
         switch = (gr.skip(), gr.skip())
         if conversation_id != seen:  # another conversation: its own switch
             switch = (_switch(approvals, conversation_id), conversation_id)
         pending = approvals.waiting(conversation_id)
         if pending is None:
-            return (*(hidden if shown else unchanged), *switch)
+            if shown:  # answered elsewhere, or the turn ended
+                return (*hidden, *switch, side(conversation_id))
+            return (*unchanged, *switch, gr.skip())
         if pending.id == shown:  # keep what the person may be typing
-            return (*unchanged, *switch)
-        return (*shows(pending), *switch)
+            return (*unchanged, *switch, gr.skip())
+        return (*shows(pending), *switch, side(conversation_id))
 
     def answer(action: str) -> Callable:
         def answered(
             conversation_id: Any, shown: Any, text: Any, reason: Any, request: gr.Request
         ) -> tuple:
             if not shown or not is_conversation_id(conversation_id):
-                return hidden
+                return (*hidden, gr.skip())
             result = approvals.answer(conversation_id, shown, action, str(text or ""),
                                       str(reason or ""), _page(request))  # fmt: skip
             if result.ok or result.message in (ALREADY_ANSWERED, GONE, NO_LONGER_WAITING):
                 if not result.ok:
                     gr.Warning(result.message)
-                return hidden
+                return (*hidden, side(conversation_id))
             gr.Warning(result.message)  # e.g. arguments that are not JSON: fix and answer again
-            return unchanged
+            return (*unchanged, gr.skip())
 
         return answered
 
@@ -195,7 +206,8 @@ def _page(request: Any) -> str | None:
 
 
 def wire_approvals(panel: ApprovalPanel | None, chatbot: Any, conversation_id: Any,
-                   approvals: Any, safe: Callable) -> None:  # fmt: skip
+                   approvals: Any, safe: Callable, side_panel: Any = None,
+                   side_text: Callable[[str], str] | None = None) -> None:  # fmt: skip
     """Attach the panel's events (call inside the Blocks).
 
     Args:
@@ -205,17 +217,24 @@ def wire_approvals(panel: ApprovalPanel | None, chatbot: Any, conversation_id: A
         approvals: The app's `smolui.approvals.ChatApprovals` (None: a script's app without
             them; the panel stays hidden and the switch does nothing).
         safe: Turns a handler's failure into a readable toast.
+        side_panel: The side panel (its "Now:" line says when an action waits); None: the
+            panel is not touched.
+        side_text: The side panel's Markdown for a conversation (with `side_panel`).
     """
     if panel is None or approvals is None:
         return
-    handlers = panel_adapters(approvals)
+    import gradio as gr
+
+    handlers = panel_adapters(approvals, side_text if side_panel is not None else None)
     follow = handlers.pop("follow")  # a streaming handler: not wrapped
     fn = {name: safe(handler) for name, handler in handlers.items()}
     shows = [panel.group, panel.heading, panel.editor, panel.reason, panel.run, panel.always,
              panel.shown]  # fmt: skip
+    # Without a side panel its output is a State nobody reads (every handler returns it).
+    side = side_panel if side_panel is not None else gr.State(None)
     quiet = dict(queue=False, show_progress="hidden")
     refresh = (fn["refresh"], [conversation_id, panel.shown, panel.seen],
-               [*shows, panel.switch, panel.seen])  # fmt: skip
+               [*shows, panel.switch, panel.seen, side])  # fmt: skip
     # A turn's update, an opened conversation, a reload: look for an action waiting.
     chatbot.change(*refresh, trigger_mode="always_last", **quiet)
     conversation_id.change(*refresh, **quiet)
@@ -223,7 +242,8 @@ def wire_approvals(panel: ApprovalPanel | None, chatbot: Any, conversation_id: A
     told = dict(concurrency_limit=None, show_progress="hidden")
     answer_inputs = [conversation_id, panel.shown, panel.editor, panel.reason]
     for action in ("run", "skip", "stop", "always"):
-        answered = getattr(panel, action).click(fn[action], answer_inputs, shows, **told)
+        answered = getattr(panel, action).click(fn[action], answer_inputs, [*shows, side],
+                                                **told)  # fmt: skip
         answered.then(follow, [conversation_id], [chatbot], **told)
     panel.edit.click(fn["edit"], None, [panel.editor, panel.run], **quiet)
     if panel.switch is not None:

@@ -391,7 +391,8 @@ def wire(
         queue=False,
     ).then(*follow, **follow_options)
     _wire_manage(ui, fn, opened)
-    wire_approvals(ui.approval, ui.chatbot, ui.conversation_id, chat.config.approvals, safe)
+    wire_approvals(ui.approval, ui.chatbot, ui.conversation_id, chat.config.approvals, safe,
+                   ui.panel, chat.side_panel)  # fmt: skip
     if export_link is not None:
         wire_export(ui, export_link, _identifier(sign_in))
     wire_attachment_checks(ui, chat)

@@ -9,7 +9,14 @@ from agents.memory.approvals import ApprovalRecord
 from agents.memory.steps import ActionStep
 from smolui.app.settings import settings_from_args
 from smolui.approvals.setting import approve_value, default_on
-from smolui.render.approval import WAITING_TITLE, render_approvals, render_pending_approval
+from smolui.render.approval import (
+    PAUSED_LOG,
+    WAITING_LOG,
+    WAITING_TITLE,
+    paused,
+    render_approvals,
+    render_pending_approval,
+)
 from smolui.render.export import to_json, to_markdown
 
 
@@ -34,10 +41,37 @@ def test_the_pending_code_or_call_is_shown_open_with_what_it_would_do():
     code = render_pending_approval(
         "a1", "code", 2, "import os\nos.remove('x')", None, None, "Tidy."
     )
-    assert code["metadata"]["title"] == WAITING_TITLE and code["metadata"]["status"] == "pending"
+    # Open without a spinner: a spinner (and the page's timer on it) would say it works.
+    assert code["metadata"]["title"] == WAITING_TITLE and "status" not in code["metadata"]
+    assert code["metadata"]["log"] == WAITING_LOG
     assert "```python\nimport os" in code["content"] and "_Tidy._" in code["content"]
     call = render_pending_approval("a2", "tool", 3, None, "send_email", {"to": "a@b.c"})
     assert "**send_email**" in call["content"] and '"to": "a@b.c"' in call["content"]
+
+
+def test_the_words_need_no_symbol_font():
+    # A pause sign or a check-mark emoji shows as an empty box where no font has it.
+    step = ActionStep(step_number=1)
+    step.approvals = [ApprovalRecord("code", decision, "print(1)", "print(2)")
+                      for decision in ("run", "edit", "skip", "stop")]  # fmt: skip
+    answers = [m["content"].split(":")[0] for m in render_approvals(step, "t-1")]
+    assert answers == ["Approved", "Edited, then approved", "Skipped", "Stopped"]
+    for text in [WAITING_TITLE, WAITING_LOG, PAUSED_LOG]:
+        assert text.isascii(), text
+
+
+def test_while_an_action_waits_the_running_step_stops_spinning_and_says_it_waits():
+    step = {"role": "assistant", "content": "", "metadata": {"title": "Step 1 · thinking…",
+            "id": "t-1", "status": "pending", "log": "1 image"}}  # fmt: skip
+    child = {"role": "assistant", "content": "x", "metadata": {"title": "Output", "id": "t-1.o",
+             "parent_id": "t-1", "status": "pending"}}  # fmt: skip
+    done = {"role": "assistant", "content": "", "metadata": {"title": "Step 0", "status": "done"}}
+    user = {"role": "user", "content": "go"}
+    shown = paused([user, done, step, child])
+    assert shown[:2] == [user, done]
+    assert shown[2]["metadata"] == {"title": "Step 1 · thinking…", "id": "t-1", "log": PAUSED_LOG}
+    assert shown[3]["metadata"] == {"title": "Output", "id": "t-1.o", "parent_id": "t-1"}
+    assert step["metadata"]["status"] == "pending", "the turn's own chat is left as it was"
 
 
 def test_each_answer_shows_on_its_step_and_in_the_exports():

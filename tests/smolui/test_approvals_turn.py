@@ -37,7 +37,8 @@ EDITED = "result = 6 * 9\nfinal_answer(f'The answer is {result}.')"
 class App(AppProcess):
     """One app process whose turns ask for approval (`--approve` given as `setting`); with
     `tools`, its agents are ToolCallingAgents with those tools; `options` go to
-    `ChatApprovals` (timeout, required, poll interval)."""
+    `ChatApprovals` (timeout, required, poll interval); with `stream`, the model's words
+    reach the page as they come (the step shows before its action waits)."""
 
     def __init__(
         self,
@@ -46,10 +47,11 @@ class App(AppProcess):
         replies: list,
         setting: str = "code",
         tools: list = (),
+        stream: bool = False,
         **options: Any,
     ):
         self.models: list[ScriptedModel] = []
-        self.replies, self.tools = replies, list(tools)
+        self.replies, self.tools, self.stream = replies, list(tools), stream
         store = open_store(data, url, data / "uploads")
         self.approvals = ChatApprovals(setting, lambda: store, **options)
         config = HandlerConfig(
@@ -63,7 +65,9 @@ class App(AppProcess):
         self.models.append(model)
         if self.tools:
             return ToolCallingAgent(self.tools, model, verbosity_level=-1)
-        return CodeAgent([], model, executor_type="local", verbosity_level=-1)
+        return CodeAgent(
+            [], model, executor_type="local", verbosity_level=-1, stream_outputs=self.stream
+        )
 
     def start(self, text: str) -> tuple[str, list, threading.Thread]:
         """Send a message from a page in a thread (the turn waits for the answer)."""
@@ -84,6 +88,7 @@ def make_app(store_url, tmp_path):
     apps: list[App] = []
 
     def make(replies: list, setting: str = "code", tools: list = (), **options: Any) -> App:
+        # `stream` (see `App`) travels in `options` with the approvals' own options.
         apps.append(App(store_url, tmp_path / "data", replies, setting, tools, **options))
         return apps[-1]
 

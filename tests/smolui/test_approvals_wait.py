@@ -93,12 +93,12 @@ def test_the_switch_shows_on_fixed_and_says_why_where_approval_is_required(make_
     required = make_app([PROPOSED], setting="never", required=True)
     conversation_id, _, _, _ = required.pages.load(None, page="p1")
     refresh = panel_adapters(required.approvals)["refresh"]
-    switch = refresh(conversation_id, None, None)[-2]
+    switch = refresh(conversation_id, None, None)[-3]  # then the conversation, the side panel
     assert switch.value is True and switch.interactive is False
     assert switch.label == REQUIRED_LABEL
 
     free = make_app([PROPOSED], setting="never")
     other, _, _, _ = free.pages.load(None, page="p2")
-    switch = panel_adapters(free.approvals)["refresh"](other, None, None)[-2]
+    switch = panel_adapters(free.approvals)["refresh"](other, None, None)[-3]
     assert switch.value is False and switch.interactive is True and switch.label == SWITCH_LABEL
     assert "cannot be switched off" in REQUIRED

@@ -9,7 +9,7 @@ import pytest
 
 from smolui.store.usage import StoreLedger
 from smolui.turns.limits import MB, Limits, UsageLimiter, subjects_for, window_start
-from smolui.turns.queue import QueueRefusal, TurnQueue, queue_message
+from smolui.turns.queue import Holder, QueueRefusal, TurnQueue, UserLimitReached, queue_message
 from smolui.turns.usage_ledger import DAY_S, MemoryLedger
 
 # 2026-11-23 14:40:00 UTC: 20 minutes before the hour, 9 h 20 min before the day resets.
@@ -185,6 +185,33 @@ def test_one_user_runs_one_turn_at_a_time_and_others_are_not_blocked():
     with pytest.raises(QueueRefusal, match="each user may run 1 at a time"):
         queue.join("password:alice")
     assert queue.join("password:bob").wait(0)
+
+
+def test_the_user_limit_names_the_conversation_holding_it_and_what_to_do():
+    queue = TurnQueue(slots=1, user_slots=2)
+    queue.join("key:k", "c-running")
+    queue.join("password:bob", "c-bob")
+    queue.join("key:k", "c-queued")  # waits behind bob's turn
+    with pytest.raises(UserLimitReached) as refused:
+        queue.join("key:k", "c-new")
+    names = {"c-running": Holder("Plot the sales"), "c-queued": Holder("Sum a column")}
+    said = refused.value.message(names.get)
+    assert "your turn in “Plot the sales” is still running" in said
+    assert "your message in “Sum a column” waits in the queue" in said
+    assert "open it and stop it" in said and "c-bob" not in said and "Nothing was run." in said
+    # Without names (an API client, or a conversation that is not theirs): none is named.
+    assert "a turn in another conversation is running" in str(refused.value)
+
+
+def test_a_turn_waiting_for_approval_is_named_as_waiting_for_the_person():
+    queue = TurnQueue(slots=4, user_slots=1)
+    queue.join("key:k", "c-asks")
+    with pytest.raises(UserLimitReached) as refused:
+        queue.join("key:k", "c-new")
+    said = refused.value.message({"c-asks": Holder("Delete old files", True)}.get)
+    assert "“Delete old files” is waiting for your approval, not working" in said
+    assert "run or skip the action shown there, or stop that turn" in said
+    assert "still running" not in said
 
 
 def test_a_full_queue_refuses_with_a_clear_message():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agents.loop.code_agent import CodeAgent
 from agents.models.scripted import ScriptedModel
-from smolui.render.panel import IDLE, RUNNING, describe_isolation, side_panel
+from smolui.render.panel import AWAITING_APPROVAL, IDLE, RUNNING, describe_isolation, side_panel
 
 
 def test_before_the_first_message_the_panel_says_what_will_happen():
@@ -21,6 +21,12 @@ def test_during_a_turn_the_panel_shows_the_run_and_the_files_being_read():
     )
     assert f"**Now:** {RUNNING}" in panel
     assert "No files yet" not in panel and "| a\\|b.pdf | reading… | |" in panel
+
+
+def test_a_turn_waiting_for_an_approval_says_so_and_where_not_answering():
+    panel = side_panel("scripted", None, "sandbox", 5, [], running=True, awaiting_approval=True)
+    assert f"**Now:** {AWAITING_APPROVAL}" in panel and RUNNING not in panel
+    assert "waiting for your approval" in AWAITING_APPROVAL and "in the chat" in AWAITING_APPROVAL
 
 
 def test_after_a_turn_the_panel_shows_the_real_isolation():
