@@ -18,15 +18,15 @@
       font-size: 1rem; line-height: 1;
       background: var(--button-secondary-background-fill, transparent);
       color: var(--button-secondary-text-color, inherit); cursor: pointer; }
-    .smolui-versions button:disabled { opacity: 0.55; cursor: default; }
+    .smolui-versions button[aria-disabled="true"] { opacity: 0.55; cursor: default; }
     .smolui-versions button:focus-visible { outline: 2px solid var(--color-accent, #2563eb);
       outline-offset: 1px; }`;
   document.head.appendChild(style);
   const key = (v) => `${v.position}:${v.current}/${v.total}`;
   const PREVIOUS = "Previous version", NEXT = "Next version";
   // The switcher pressed from the keyboard is drawn again for the version shown (and gradio
-  // may redraw its row): the focus goes back to it, or a keyboard user would start over
-  // from the top of the page.
+  // may redraw its row): the focus goes back to the arrow used, or a keyboard user would
+  // start over from the top of the page.
   let refocus = null;
   const ask = (v, step) => {
     window.smoluiVersionRequest = { position: v.position, step };
@@ -57,20 +57,23 @@
     announce(`Version ${v.current} of ${v.total} shown`);
     const now = document.activeElement;
     if (now && now !== document.body && now.isConnected) return;  // the person moved on
-    const buttons = [...group.querySelectorAll("button:not(:disabled)")];
-    const same = buttons.find((b) => b.getAttribute("aria-label") === label);
-    if (same || buttons[0]) (same || buttons[0]).focus();
+    // Always there: an arrow at an end is marked, not disabled, so it keeps the focus.
+    const same = [...group.querySelectorAll("button")]
+      .find((b) => b.getAttribute("aria-label") === label);
+    if (same) same.focus();
   };
+  // An arrow at an end says so (aria-disabled) but stays focusable: a disabled button
+  // would drop the focus to the page the moment a switch reaches the end.
   const arrow = (label, text, enabled, step, v) => {
     const button = document.createElement("button");
     button.type = "button";
     button.setAttribute("aria-label", label);
-    button.title = label;
+    button.setAttribute("aria-disabled", String(!enabled));
+    button.title = enabled ? label : `No ${label.toLowerCase()}`;
     button.textContent = text;
-    button.disabled = !enabled;
     button.addEventListener("click", (event) => {
       event.stopPropagation();  // not a click on the message itself
-      ask(v, step);
+      if (enabled) ask(v, step);
     });
     return button;
   };
@@ -94,7 +97,11 @@
       if (!step || event.altKey || event.ctrlKey || event.metaKey) return;
       event.preventDefault();
       const to = v.current + step;
-      if (to >= 1 && to <= v.total) ask(v, step);
+      if (to < 1 || to > v.total) return;  // at an end: nothing moves, the focus stays
+      // The focus stays on the arrow it is on once the version shows.
+      const used = event.target.closest("button");
+      ask(v, step);
+      if (used) refocus.label = used.getAttribute("aria-label");
     });
     return group;
   };

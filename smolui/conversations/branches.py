@@ -83,6 +83,22 @@ class Branches:
             return False
         return self.fork(owner, conversation_id, at, chat)
 
+    def take_back(self, conversation_id: str) -> list[Message] | None:
+        """Undo the branch an edit or a Retry started when its turn was refused before it
+        ran: no version is left behind and the branch it came from is shown again (its chat
+        is returned). None when the branch shown is not such a branch. The caller lets the
+        live agent go (`follow`) once its claim is released when the agent may remember
+        another path (an edit made it forget its last turn; a Retry leaves it as it was).
+
+        Args:
+            conversation_id: Which conversation.
+        """
+        owner = self.owner(conversation_id)
+        if owner is None or not self.tree.take_back(owner, conversation_id):
+            return None
+        record = self.keeper.find(owner, conversation_id)
+        return self.keeper.chat(record) if record is not None else []
+
     def versions(self, owner: str, conversation_id: str) -> list[dict[str, Any]]:
         """The messages of the branch shown that have versions, for the page's switchers:
         `position`, `current`, `total`, `role`, and `turn` (the person's turn it belongs to,

@@ -13,15 +13,16 @@ from collections.abc import Iterator
 from typing import Any
 
 from smolui.auth import Identity
-from smolui.conversations.branches import answer_keeper
+from smolui.conversations.branches import Branches, answer_keeper
 from smolui.conversations.keeper import ConversationKeeper
 from smolui.observability.observer import NoTurnObserver, TurnObserver
-from smolui.render.messages import Message, render_notice
+from smolui.render.messages import Message, PassingNotice, render_notice
 from smolui.sessions import ConversationUnavailableError, Session, SessionRegistry
 from smolui.sessions.model_choice import fall_back_if_gone
 from smolui.turns.admission import TurnAdmission
 from smolui.turns.config import HandlerConfig
 from smolui.turns.early_stop import StopsBeforeStart
+from smolui.turns.holders import holders
 from smolui.turns.pending import PendingTurn
 from smolui.turns.resumed import ResumedTurns
 from smolui.turns.retry_queue import queued_retry, without_last_answer
@@ -188,20 +189,52 @@ class ChatHandlers:
         if stopped_early:
             yield self._stopped_before_start(session, pending, chat)
             return
-        entered = enter(self.admission, session, pending, identity)
+        named = holders(self.keeper, self.config.approvals, session.owner)
+        entered = enter(self.admission, session, pending, identity, named)
         if isinstance(entered, str):  # refused before anything is kept or shown elsewhere
-            stored = self._stored_chat(session)
-            if stored is not None:
-                note = refuse(session, stored + _user_messages(pending), entered, self._save)
-            else:  # the stored chat cannot be read: keep nothing rather than the page's
-                note = render_notice(entered, "⚠️")
-                session.end_turn()
-            yield chat + [note], session.id
+            yield self._refused(session, pending, chat, entered)
             return
         begin(session, chat, self._save)
         admission = yield from wait_for_slot(entered, session, chat, self._save)
         if admission is not None:
             yield from self.runner.run(session, pending, chat, admission, identity)
+
+    def _refused(
+        self, session: Session, pending: PendingTurn, chat: list[Message], refusal: str
+    ) -> tuple[list[Message], str]:
+        """End a claimed turn the gate refused. An edit or a Retry that started a branch
+        leaves no version behind: the chat it came from shows again, the refusal told once
+        (a toast). A message is kept with the refusal, after the server's own chat (a page
+        can send any history; a refused visitor must not be able to store it)."""
+        restored = self._take_back(session, pending)
+        if restored is not None:
+            return restored + [PassingNotice(refusal)], session.id
+        stored = self._stored_chat(session)
+        if stored is not None:
+            note = refuse(session, stored + _user_messages(pending), refusal, self._save)
+        else:  # the stored chat cannot be read: keep nothing rather than the page's
+            note = render_notice(refusal, "⚠️")
+            session.end_turn()
+        return chat + [note], session.id
+
+    def _take_back(self, session: Session, pending: PendingTurn) -> list[Message] | None:
+        """The chat shown before the branch this turn was to answer, when that branch was
+        started for it (an edit, a Retry) and is now undone; None otherwise. Releases the
+        claim when it undoes one."""
+        if self.keeper is None or session.owner is None:
+            return None
+        branches = Branches(self.keeper, self.registry)
+        try:
+            restored = branches.take_back(session.id)
+        except Exception:  # the store is unreachable: refused as any message is
+            logger.warning("could not undo a refused turn's branch", exc_info=True)
+            return None
+        if restored is None:
+            return None
+        session.end_turn()
+        if not pending.retry:  # an edit: the agent forgot its last turn or holds the new path
+            branches.follow(session.id)
+        return restored
 
     def _stopped_before_start(
         self, session: Session, pending: PendingTurn, chat: list[Message]
@@ -341,6 +374,9 @@ class ChatHandlers:
         live = session.live_turn if session is not None else None
         turn_runs = session is not None and session.busy and live is not None and not live.done
         running = pending is not None or turn_runs
+        # A turn that starts now waits for nobody yet (an action left waiting is withdrawn).
+        approvals = self.config.approvals if pending is None and session is not None else None
+        awaiting = approvals is not None and approvals.waiting(session.id) is not None
         return side_panel(
             picked or config.model_label(),
             agent,
@@ -351,6 +387,7 @@ class ChatHandlers:
             reading=reading,
             written=kept,
             url_prefix=self.files.url_prefix if self.files is not None else "",
+            awaiting_approval=awaiting,
         )
 
 

@@ -121,6 +121,29 @@ def shown_versions(
     return [v for v in shown if v["turn"] >= 0]
 
 
+def messages_seen(chat: list[Message]) -> int:
+    """How many of `chat`'s messages a person sees as messages: theirs, and the agent's
+    answers and notes. A step's blocks (its thought, code and logs) and a turn's footer
+    are parts of an answer, not messages of their own.
+
+    Args:
+        chat: Messages, as the server keeps them or as the page sends them back.
+    """
+    return sum(1 for item in chat if _seen_as_message(item))
+
+
+def _seen_as_message(item: Message) -> bool:
+    if item.get("role") == "user":
+        return True
+    metadata = item.get("metadata") or {}
+    if metadata.get("title") or metadata.get("parent_id"):  # a step or a part of one
+        return False
+    content = item.get("content")
+    if isinstance(content, list):  # gradio's normalized form: a list of blocks
+        content = next((b.get("text") for b in content if isinstance(b, dict)), None)
+    return not (isinstance(content, str) and content.startswith("<sub>"))  # the footer
+
+
 def _turn_holding(starts: list[int], index: int) -> int:
     """The first message of the turn holding message `index` (0 before any turn)."""
     return max((s for s in starts if s <= index), default=0)

@@ -340,3 +340,18 @@ def render_notice(text: str, icon: str = "ℹ️") -> Message:
         icon: A leading icon (emoji are shown as font-free glyphs).
     """
     return {"role": "assistant", "content": f"{glyph(icon)} {text}"}
+
+
+class PassingNotice(dict):
+    """A notice told once and kept nowhere: the page shows it as a toast and drops it
+    from the chat (a Retry or an edit refused before it ran leaves the chat as it was).
+    It reads as a plain notice where nothing drops it.
+
+    Args:
+        text: The notice.
+        icon: Its leading icon where it shows in the chat.
+    """
+
+    def __init__(self, text: str, icon: str = "⚠️"):
+        super().__init__(render_notice(text, icon))
+        self.text = text

@@ -13,12 +13,13 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
+from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from smolui.store import branches
 from smolui.store.branches import Versions
 from smolui.store.conversations import ConversationStore
-from smolui.store.schema import Conversation
+from smolui.store.schema import ChatMessageRow, Conversation, ConversationBranch, MemoryStepRow
 
 
 class ConversationTree:
@@ -137,6 +138,42 @@ class ConversationTree:
             if target == active:
                 return False
             branches.show(session, conversation_id, target, now)
+            return True
+
+    def take_back(self, owner: str, conversation_id: str) -> bool:
+        """Undo a fork whose turn never ran (refused before it started): the branch shown is
+        dropped when it holds nothing past where it parts and nothing grew from it, and the
+        one it came from is shown again. Returns whether it was dropped.
+
+        Args:
+            owner: Who asks.
+            conversation_id: Which conversation.
+        """
+        now = datetime.now(UTC)
+        with self._owned(owner, conversation_id) as (session, row):
+            if row is None or not row.active_branch:
+                return False
+            active = row.active_branch
+            node = session.get(ConversationBranch, (conversation_id, active))
+            if node is None or node.parent is None:
+                return False
+            if branches.message_count(session, conversation_id, active) > node.fork:
+                return False  # the turn it was started for saved into it: a real version
+            grown = select(func.count()).where(
+                ConversationBranch.conversation_id == conversation_id,
+                ConversationBranch.parent == active,
+            )
+            if session.execute(grown).scalar():
+                return False
+            for model in (ChatMessageRow, MemoryStepRow):
+                session.execute(
+                    delete(model).where(
+                        model.conversation_id == conversation_id, model.branch == active
+                    )
+                )
+            parent = node.parent
+            session.delete(node)
+            branches.show(session, conversation_id, parent, now)
             return True
 
 

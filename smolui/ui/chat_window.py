@@ -13,7 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from smolui.render.chat_window import CHAT_WINDOW, earlier_start, full_index, window_start
+from smolui.render.chat_window import (
+    CHAT_WINDOW,
+    earlier_start,
+    full_index,
+    messages_seen,
+    window_start,
+)
 
 Message = dict[str, Any]
 
@@ -29,7 +35,8 @@ def earlier_label(count: int) -> str:
     """The button's text for `count` messages held back.
 
     Args:
-        count: Messages before the window.
+        count: Messages a person sees before the window: theirs and the answers
+            (`messages_seen`), not the steps' blocks.
     """
     return f"↑ Earlier messages ({count})"
 
@@ -91,7 +98,7 @@ class PageWindow:
         """
         chat = list(chat or [])
         start = window_start(chat, self.size, keep)
-        return chat[start:], chat[:start], self.button_update(start)
+        return chat[start:], chat[:start], self.button_update(chat[:start])
 
     @staticmethod
     def tail(chat: list[Message], earlier: list[Message] | None) -> list[Message]:
@@ -103,15 +110,17 @@ class PageWindow:
         """
         return chat[len(earlier or []) :]
 
-    def button_update(self, held_back: int) -> Any:
-        """The button: shown, with the count, while messages are held back.
+    def button_update(self, held_back: list[Message]) -> Any:
+        """The button: shown, with the count a person understands, while messages are held
+        back.
 
         Args:
-            held_back: Messages before the window.
+            held_back: The messages before the window.
         """
         import gradio as gr
 
-        return gr.Button(value=earlier_label(held_back), visible=held_back > 0)
+        count = messages_seen(held_back)
+        return gr.Button(value=earlier_label(count), visible=bool(held_back))
 
     def show_earlier(self, window: Any, earlier: Any) -> tuple[Any, Any, Any]:
         """About a window's worth of earlier messages added at the top.
@@ -122,7 +131,7 @@ class PageWindow:
         """
         chat = self.full(window, earlier)
         start = earlier_start(chat, len(earlier or []), self.size)
-        return chat[start:], chat[:start], self.button_update(start)
+        return chat[start:], chat[:start], self.button_update(chat[:start])
 
     def wire(self, refresh: Callable[[Any], Any]) -> None:
         """Attach the button (call inside the Blocks).

@@ -92,6 +92,7 @@ def _manage() -> dict[str, Any]:
     )
     with gr.Accordion("Manage conversation", open=False, elem_classes="conversation-manage"):
         title = gr.Textbox(
+            label="Conversation title",  # the name a screen reader announces (label hidden)
             placeholder="New title",
             show_label=False,
             max_lines=1,

@@ -17,6 +17,7 @@ from typing import Any
 from smolui.handlers.chat import ChatHandlers
 from smolui.handlers.message_actions import ActionResult, MessageActions
 from smolui.render.chat_window import shown_versions
+from smolui.render.messages import PassingNotice
 from smolui.turns.pending import PendingTurn
 from smolui.ui.chat_window import PageWindow
 from smolui.ui.layout import Layout
@@ -98,7 +99,8 @@ def action_adapters(chat: ChatHandlers, window: PageWindow) -> dict[str, Callabl
 def retried_turn(run: Callable, inputs: list, ui: Layout) -> tuple:
     """(handler, inputs, outputs) of the turn a retry or an edit starts: each update also
     keeps Stop enabled while it runs. The page that pressed Stop has its turn's end handler
-    (which disables Stop) in flight, and it may land after the retry's own update.
+    (which disables Stop) in flight, and it may land after the retry's own update. A turn
+    refused before it ran ends with a `PassingNotice`: it becomes a toast, not a message.
 
     Args:
         run: The queued turn handler (`pending, history, conversation_id, ...` -> updates of
@@ -110,8 +112,14 @@ def retried_turn(run: Callable, inputs: list, ui: Layout) -> tuple:
 
     @functools.wraps(run)  # gradio reads the wrapped signature (request, profile)
     def turn(*args: Any, **kwargs: Any) -> Iterator[tuple]:
+        import gradio as gr
+
         running = bool(args) and args[0] is not None  # the pending turn comes first
         for chat, conversation_id in run(*args, **kwargs):
+            # Refused before it ran: the chat is as it was, the refusal a toast.
+            if isinstance(chat, list) and chat and isinstance(chat[-1], PassingNotice):
+                gr.Warning(chat[-1].text)
+                chat = chat[:-1]
             yield chat, conversation_id, stop_button(running)
 
     return turn, inputs, [ui.chatbot, ui.conversation_id, ui.stop]

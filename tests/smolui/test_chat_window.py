@@ -8,6 +8,7 @@ import pytest
 from smolui.render.chat_window import (
     earlier_start,
     full_index,
+    messages_seen,
     shown_versions,
     turn_starts,
     window_start,
@@ -103,3 +104,38 @@ def test_switchers_are_placed_by_the_turn_counted_in_the_window():
     shown = shown_versions(versions, chat, start)
     assert [(v["position"], v["turn"]) for v in shown] == [(33, 0), (36, 1)]
     assert shown_versions(versions, chat, 0) == versions
+
+
+def test_the_earlier_count_is_of_messages_a_person_sees_not_of_step_blocks():
+    step = {"role": "assistant", "content": "", "metadata": {"title": "Step 1", "id": "s1"}}
+    parts = [
+        {"role": "assistant", "content": text, "metadata": {"parent_id": "s1"}}
+        for text in ("Thought: look.", "```python\nprint(1)\n```", "1")
+    ]
+    footer = bot("<sub>✓ answered · 1 step · 2 s</sub>")
+    turn = [user("q"), step, *parts, bot("The answer."), footer]
+    assert messages_seen(turn * 3) == 6, "three questions and their three answers"
+    # The page sends messages back in gradio's form: blocks, and metadata with empty keys.
+    normalized = [
+        {
+            "role": m["role"],
+            "content": [{"type": "text", "text": m["content"]}],
+            "metadata": {"title": None, "parent_id": None, **m.get("metadata", {})},
+        }
+        for m in turn
+    ]
+    assert messages_seen(normalized) == 2
+    notice = bot("ℹ️ Stopped.")
+    assert messages_seen([user("q"), notice]) == 2, "a note the person reads counts"
+
+
+def test_the_earlier_button_counts_messages_seen():
+    from smolui.ui.chat_window import PageWindow
+
+    step = {"role": "assistant", "content": "", "metadata": {"title": "Step 1", "id": "s1"}}
+    turn = [user("q"), step, bot("The answer."), bot("<sub>1 step</sub>")]
+    window = PageWindow(chatbot=None, earlier=None, button=None, size=4)
+    shown, earlier, button = window.cut(turn * 3)
+    assert len(shown) == 4 and len(earlier) == 8
+    assert button.value == "↑ Earlier messages (4)" and button.visible is True
+    assert window.cut(turn)[2].visible is False
