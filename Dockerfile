@@ -78,7 +78,8 @@ VOLUME ["/home/user/app/data"]
 # public"). podman keeps HEALTHCHECK only in Docker-format images: build with --format docker.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=180s \
     CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:7860/readyz', timeout=4)"
-# The app is PID 1 and stops gracefully on SIGINT (Ctrl+C); SIGTERM to PID 1 without a handler
-# is ignored, so `docker stop` would wait for its SIGKILL.
+# The app stops gracefully on SIGINT (Ctrl+C) and on SIGTERM alike: running turns stop at
+# their step boundary and are saved (up to about 12 s), then the store closes. SIGINT stays
+# the stop signal; give `docker stop` more than its default 10 s (-t 20) not to cut that short.
 STOPSIGNAL SIGINT
 CMD ["python", "app.py"]

@@ -58,8 +58,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     open_conversations(ui)  # meanwhile browsers load the page; its first event waits for it
     start_model(settings, loader)  # after serving: nothing competes with the start for CPU
     ui.server.wait()  # until Ctrl+C or SIGTERM
-    # Running turns stop at their next step boundary, agents and executors close, and the
-    # store lets go of its connections before the process ends.
+    # Running turns stop at their next step boundary and save their stopped state (bounded
+    # wait: GradioUI.close), then agents and executors close, and the store lets go of its
+    # connections before the process ends.
     ui.close()
     logging.getLogger("smolui").info(
         "stopped: the server, the conversations and the store are closed"

@@ -31,6 +31,9 @@ logger = logging.getLogger(__name__)
 MB = 1024 * 1024
 QUEUE_POLL_S = 0.01  # how often gradio's queue looks for waiting events (its default: 1 ms)
 PROGRESS_POLL_S = 0.05  # how often it looks for progress updates (its default: 10 ms)
+# On close, how long running turns get to reach their step boundary and save their stopped
+# state before their agents and the store close (a model call in flight finishes first).
+SHUTDOWN_WAIT_S = 10.0
 
 
 class GradioUI(GradioUIApiMixin):
@@ -332,12 +335,14 @@ class GradioUI(GradioUIApiMixin):
                           max_file_bytes=int(self.settings.max_file_size_mb * MB))  # fmt: skip
 
     def close(self) -> None:
-        """Stop serving and free every conversation's agent."""
+        """Stop serving, let running turns stop at their step boundary and save (up to
+        `SHUTDOWN_WAIT_S`), then free every conversation's agent and close the store."""
         if self.server is not None:
-            self.server.close()
+            self.server.close()  # no new turn starts from here on
         if self.demo is not None:
             self.demo.close()
-        self.registry.close_all()
+        # A turn's thread saves its stopped state to the store: it must close after that.
+        self.registry.close_all(wait_s=SHUTDOWN_WAIT_S)
         if self.keeper is not None:
             self.keeper.close()
 

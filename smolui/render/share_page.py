@@ -23,7 +23,8 @@ from smolui.render.export import without_server_paths
 SNAPSHOT_FORMAT = 1
 # Images a browser shows without running anything (no SVG: it may hold scripts).
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
-NOT_SHARED = "📎 An attachment (not shared)"
+# Words, not a paperclip: the emoji has no font on many systems and drew as an empty box.
+NOT_SHARED = "Attachment (not shared)"
 _SUB_TAG = re.compile(r"</?sub>")  # the turn footer's only markup
 _STYLE = """
 :root { color-scheme: light dark; --fg: #1f2328; --bg: #ffffff; --muted: #57606a;
@@ -83,7 +84,7 @@ def _part(content: Any, role: str, include_uploads: bool, images: list) -> dict 
         return {"note": NOT_SHARED}
     mime = str(content.get("mime_type") or _guess_type(name))
     if mime not in IMAGE_TYPES:
-        return {"note": f"📎 {name}"}
+        return {"note": f"Attachment: {name}"}
     images.append({"path": content["path"], "mime_type": mime})
     return {"image": len(images) - 1, "name": name}
 

@@ -24,8 +24,9 @@ ICONS = {
     "warning": "⚠",
     "file": "+",
 }
-# Emoji some callers still pass to `render_notice`, mapped to their font-free glyphs.
-EMOJI_GLYPHS = {"⚠️": "⚠", "ℹ️": "ⓘ", "📎": "⊕", "⏹️": "■", "❌": "✕", "✅": "✓"}
+# Emoji some callers still pass to `render_notice`, mapped to their font-free glyphs; the
+# information sign becomes a word (its circled-i glyph has no font on many systems either).
+EMOJI_GLYPHS = {"⚠️": "⚠", "ℹ️": "Note:", "📎": "⊕", "⏹️": "■", "❌": "✕", "✅": "✓"}
 _LOGS_HEADER = re.compile(r"^Execution logs:[ \t]*(?:\(none\))?[ \t]*\n?")
 _NONE_OUTPUT = re.compile(r"\n?Last output from code snippet:\s*\n?None\s*$")
 

@@ -1,7 +1,8 @@
 """Live conversations: `Session` (one conversation: its agent, folders and turn claim) in
 `smolui.sessions.session`, and `SessionRegistry` (every live conversation, by id, with
 eviction) in `smolui.sessions.registry`; conversations evicted before their first turn are
-remembered (bounded per owner) in `smolui.sessions.released`.
+remembered (bounded per owner) in `smolui.sessions.released`; running turns are stopped and
+saved before their conversations close at shutdown in `smolui.sessions.shutdown`.
 
 May import: agents.loop, smolui.uploads.
 """

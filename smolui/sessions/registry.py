@@ -39,6 +39,7 @@ from typing import Any
 from agents.loop.agent import MultiStepAgent
 from smolui.sessions.released import Released, ReleasedList, ReleasedStore
 from smolui.sessions.session import Session, is_conversation_id, new_conversation_id
+from smolui.sessions.shutdown import stop_turns
 
 logger = logging.getLogger(__name__)
 
@@ -289,13 +290,27 @@ class SessionRegistry:
         closing = session.closing_at is not None and now >= session.closing_at
         return closing or now - session.last_used >= self.idle_s
 
-    def close_all(self) -> None:
-        """Evict everything and stop the sweeper (server shutdown)."""
+    def close_all(self, wait_s: float = 0.0) -> list[str]:
+        """Evict everything and stop the sweeper (server shutdown), letting running turns
+        stop first (`smolui.sessions.shutdown.stop_turns`): each is interrupted and has up
+        to `wait_s` seconds to reach its step boundary and save its stopped state; one still
+        running then is stopped where it is, what its page shows saved, before it closes.
+
+        Args:
+            wait_s: Seconds to wait for running turns to reach their step boundary (0: do
+                not wait; they are only interrupted).
+
+        Returns:
+            The ids of the conversations whose turn had not saved its end when they were
+            closed (their store may still say "running").
+        """
         self._stop_sweeper.set()
+        unfinished = stop_turns(self.sessions(), wait_s)  # before anything closes
         with self._lock:
             sessions = list(self._sessions.values())
             self._sessions.clear()
         self._close(sessions, "shutdown")
+        return [s.id for s in unfinished]
 
     def start_sweeper(self, interval_s: float = 30.0) -> None:
         """Sweep in a daemon thread every `interval_s` seconds (idempotent).

@@ -135,7 +135,7 @@ class TurnView:
         """
         self._settle(state)
         if note:
-            icon = {"stopped": "■", "failed": "⚠"}.get(state, "ⓘ")
+            icon = {"stopped": "■", "failed": "⚠"}.get(state, "ℹ️")  # "Note:" (`glyph`)
             self.messages.append(render_notice(note, icon))
         outcome = turn_outcome(state, self.finished, self.answered)
         self.messages.append(render_footer(self.steps, self.usage, seconds, state, outcome))

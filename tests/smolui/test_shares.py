@@ -121,6 +121,7 @@ def test_the_shared_page_shows_the_snapshot_and_runs_nothing(keeper, folders):
     for leak in (str(folders["data"]), "/uploads/", "holiday-photo", FILES_PREFIX):
         assert leak not in page, f"{leak} leaked into the shared page"
     assert "sales.csv" in page and "not shared" in page
+    assert "Attachment" in page and "📎" not in page, "words, not a symbol without a font"
     assert answer.headers["content-security-policy"] == content_security_policy()
     assert answer.headers["cache-control"] == "private, no-store"
     assert answer.headers["referrer-policy"] == "no-referrer"

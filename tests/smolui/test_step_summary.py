@@ -91,9 +91,16 @@ def test_turn_that_hit_the_step_limit_has_no_check_mark():
     assert "step limit reached" in footer and "✓" not in footer and "2 steps" in footer
 
 
+# Symbols the common fonts draw (DejaVu Sans here: `fc-list ":charset=2713"`); any other
+# symbol, such as the circled "ⓘ", may draw as an empty box in a browser without emoji fonts.
+DRAWN_SYMBOLS = set("✓⚠✕■⊕")
+
+
 def _has_emoji(text: str) -> bool:
     return any(
-        ord(ch) > 0x1F000 or ch == "\ufe0f" or unicodedata.category(ch) == "So" and ord(ch) > 0x2B00
+        ord(ch) > 0x1F000
+        or ch == "\ufe0f"
+        or (unicodedata.category(ch) == "So" and ch not in DRAWN_SYMBOLS)
         for ch in text
     )
 
@@ -107,4 +114,10 @@ def test_icons_need_no_emoji_font():
     ]
     shown.append(render_notice("careful", "⚠️")["content"])
     shown.append(render_notice("saved", "📎")["content"])
+    shown.append(render_notice("failed", "❌")["content"])
+    shown.append(render_notice("resumed")["content"])  # the information sign: a word
+    noted = TurnView("n")
+    noted.finish("done", 1.0, note="Nothing to do.")
+    shown += [str(m["content"]) for m in noted.messages]
     assert not [text for text in shown if _has_emoji(text)]
+    assert render_notice("resumed")["content"] == "Note: resumed"
