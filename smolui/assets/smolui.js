@@ -1,7 +1,7 @@
 () => {
   // smolui's page behaviour: sidebar folded on narrow screens (and again once a conversation
   // is picked there), Esc stops, live step timers, the chat's trash is Clear, Clear and
-  // Delete ask first, named attachment chips, the pencil on messages without files, one row
+  // Delete ask first, the pencil on messages without files, one row
   // of buttons per turn under its answer (with a copy button), the upload size limit in the
   // app's own words.
   const NARROW = 900;
@@ -67,73 +67,7 @@
       event.stopImmediatePropagation();
     }
   }, true);
-  // Files put in the message box, in order: the box shows a bare icon per file, so each
-  // gets a caption with its name, type and size.
-  const attached = [];
-  const accepted = (name) => {
-    const input = document.querySelector("#message input[type=file]");
-    const allowed = (input && input.accept || "").toLowerCase().split(",")
-      .map((type) => type.trim()).filter(Boolean);
-    const dot = name.lastIndexOf(".");
-    const extension = dot >= 0 ? name.slice(dot).toLowerCase() : "";
-    return !allowed.length || allowed.some((type) => type === extension || type.endsWith("/*"));
-  };
-  let chipsShown = false, rememberedAt = 0;
-  const remember = (files) => {
-    rememberedAt = performance.now();
-    for (const file of files || []) {
-      if (accepted(file.name)) attached.push({name: file.name, size: file.size});
-    }
-  };
-  document.addEventListener("change", (event) => {
-    const input = event.target;
-    if (input.type === "file" && input.closest("#message")) remember(input.files);
-  }, true);
-  document.addEventListener("drop", (event) => {
-    if (event.target.closest && event.target.closest("#message")) {
-      remember(event.dataTransfer && event.dataTransfer.files);
-    }
-  }, true);
-  document.addEventListener("paste", (event) => {
-    if (event.target.closest && event.target.closest("#message")) {
-      remember(event.clipboardData && event.clipboardData.files);
-    }
-  }, true);
-  document.addEventListener("click", (event) => {
-    const remove = event.target.closest && event.target.closest("#message .delete-button");
-    if (!remove) return;
-    const chips = [...document.querySelectorAll("#message .thumbnail-wrapper")];
-    const index = chips.indexOf(remove.closest(".thumbnail-wrapper"));
-    if (index >= 0 && chips.length === attached.length) attached.splice(index, 1);
-  }, true);
-  const sizeText = (size) => size < 1024 ? size + " bytes"
-    : size < 1048576 ? Math.round(size / 1024) + " KB" : (size / 1048576).toFixed(1) + " MB";
-  const labelChips = () => {
-    const chips = document.querySelectorAll("#message .thumbnail-wrapper");
-    if (!chips.length) {  // sent or removed; or a refused upload that never showed
-      if (chipsShown || performance.now() - rememberedAt > 15000) attached.length = 0;
-      chipsShown = false;
-      return;
-    }
-    chipsShown = true;
-    if (chips.length !== attached.length) return;  // an upload still on its way
-    chips.forEach((chip, index) => {
-      const file = attached[index];
-      const dot = file.name.lastIndexOf(".");
-      const type = dot > 0 ? file.name.slice(dot + 1).toUpperCase() : "file";
-      const text = file.name + " · " + type + " · " + sizeText(file.size);
-      let caption = chip.querySelector(".smolui-chip");
-      if (!caption) {
-        caption = document.createElement("span");
-        caption.className = "smolui-chip";
-        chip.appendChild(caption);
-      }
-      if (caption.textContent !== text) caption.textContent = text;
-      if (chip.title !== text) chip.title = text;  // the full name where it is cut short
-      // gradio marks each chip a listitem in a container that is no list: a named group.
-      if (chip.getAttribute("role") === "listitem") chip.setAttribute("role", "group");
-    });
-  };
+  // Attachment chips (name, type, size, refusal) are smolui/assets/chips.js's.
   // gradio offers the pencil on every message the visitor wrote; any of them can be edited
   // (a stored conversation branches there: smolui/handlers/message_actions.py), only when
   // it carries no file.
@@ -291,7 +225,6 @@
   };
   const tick = () => {
     foldSidebar();
-    labelChips();
     sizeInOurWords();
     changedRows().forEach((row) => {
       if (row.classList.contains("user-row")) editOnlyLast(row);

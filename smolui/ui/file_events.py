@@ -28,6 +28,9 @@ DOWNLOAD_JS = """(link) => {
 }"""
 # Hands the server's checks of the box's files to the page script (smolui/assets/chips.js).
 CHECKS_JS = "(checks) => { window.smoluiAttachmentChecks?.(checks); }"
+# Hands the box's files (path, original name, size) to the same script whenever the box
+# changes: attached by hand, by an example, or emptied by a send. Runs in the browser only.
+BOX_FILES_JS = "(message) => { window.smoluiBoxFiles?.(message); }"
 
 
 def wire_export(ui: Layout, export_link: ExportLink, identify: Callable) -> None:
@@ -79,8 +82,10 @@ def wire_export(ui: Layout, export_link: ExportLink, identify: Callable) -> None
 
 def wire_attachment_checks(ui: Layout, chat: ChatHandlers) -> None:
     """Files put in the message box are checked by the server at once, with the checks a
-    sent message gets, so a chip turns red with the reason before anything is sent (call
-    inside `with layout.demo:`).
+    sent message gets, so a chip shows the file's name, type and size and turns red with the
+    reason before anything is sent (call inside `with layout.demo:`). The page script learns
+    the box's files from the box itself, so a file gradio refused on its own (too big) leaves
+    the other chips as they were, and an example's file is shown like one attached by hand.
 
     Args:
         ui: The page's components (its hidden `attachment_checks` and `check_files`; None:
@@ -97,6 +102,7 @@ def wire_attachment_checks(ui: Layout, chat: ChatHandlers) -> None:
         files = message.get("files") if isinstance(message, dict) else None
         return attachment_checks(list(files or []), policy)
 
+    ui.textbox.change(None, [ui.textbox], None, js=BOX_FILES_JS, show_progress="hidden")
     ui.check_files.click(
         safe(check), [ui.textbox], [ui.attachment_checks], queue=False, show_progress="hidden"
     ).then(None, [ui.attachment_checks], None, js=CHECKS_JS, show_progress="hidden")

@@ -6,15 +6,13 @@ from dataclasses import dataclass
 
 from agents.errors import AgentConfigError
 
-DOCUMENT_KINDS = {
-    ".pdf": "pdf",
-    ".docx": "docx",
-    ".txt": "text",
-    ".md": "text",
-    ".json": "text",
-    ".html": "text",
-    ".htm": "text",
-}
+# Plain text people attach: notes, logs, configuration, markup and source code. Read as text
+# (encoding detected) and refused when the content is binary, whatever the name says.
+TEXT_EXTENSIONS = (
+    ".txt", ".md", ".rst", ".log", ".json", ".yaml", ".yml", ".toml", ".ini", ".cfg",
+    ".xml", ".html", ".htm", ".tex", ".py", ".js", ".ts", ".sh", ".sql",
+)  # fmt: skip
+DOCUMENT_KINDS = {".pdf": "pdf", ".docx": "docx"} | dict.fromkeys(TEXT_EXTENSIONS, "text")
 # Tables: stored for code to read (pandas), summarized for the model (columns, rows).
 DATA_KINDS = {".csv": "csv", ".tsv": "tsv", ".xlsx": "xlsx"}
 # Refused whatever the policy says, with the reason shown to the user.
