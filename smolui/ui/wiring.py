@@ -2,6 +2,8 @@
 
 The user's message is echoed at once (`queue=False`), then the turn runs in the queue under
 a shared concurrency limit; Stop runs outside the queue so it is never stuck behind turns.
+A page that opens another conversation mid-turn stops showing that turn, which goes on on the
+server (`smolui.ui.page_views`).
 """
 
 # No `from __future__ import annotations` here: gradio reads the `gr.Request` annotations
@@ -15,14 +17,16 @@ from smolui.auth import Identity, SignIn, with_identity
 from smolui.handlers.chat import ChatHandlers
 from smolui.handlers.conversations import ConversationHandlers
 from smolui.render.chat_window import CHAT_WINDOW
-from smolui.sessions.model_choice import DEFAULT_CHOICE
 from smolui.turns.pending import PendingTurn
 from smolui.ui.approvals import wire_approvals
 from smolui.ui.chat_window import PageWindow
 from smolui.ui.controls import retry_adapter, stop_adapter, stop_button
+from smolui.ui.conversation_events import conversation_adapters, page_of
+from smolui.ui.conversation_events import no_match as no_match
 from smolui.ui.file_events import wire_attachment_checks, wire_export
 from smolui.ui.layout import Layout
 from smolui.ui.message_actions import answering_panel, retried_turn, wire_actions
+from smolui.ui.page_views import PageViews
 
 
 def safe(handler: Callable) -> Callable:
@@ -45,18 +49,9 @@ def safe(handler: Callable) -> Callable:
     return wrapped
 
 
-def no_match(query: str) -> str:
-    """What the conversation list says when a search finds nothing.
-
-    Args:
-        query: What the visitor searched for.
-    """
-    return f"No conversation matches \u201c{query.strip()}\u201d."
-
-
-def _page(request: Any) -> str | None:
-    """The page's session hash (a `gr.Request` is None when an event runs outside a page)."""
-    return request.session_hash if request is not None else None
+def _second(item: tuple) -> Any:
+    """The conversation id of a turn's update (chat, id)."""
+    return item[1]
 
 
 def _identifier(sign_in: SignIn | None) -> Callable[[Any, Any], Identity]:
@@ -75,6 +70,7 @@ def _turn_adapters(
     conversations: ConversationHandlers,
     identify: Callable,
     window: PageWindow,
+    views: PageViews,
 ) -> dict[str, Callable]:
     import gradio as gr
 
@@ -105,16 +101,21 @@ def _turn_adapters(
         if pending is None:  # nothing was sent (an empty box): the page keeps what it shows
             yield gr.skip(), gr.skip()
             return
-        # The turn runs on the whole chat; the page is sent only its window of each update.
-        who = identify(request, profile)
+        # The turn runs on the whole chat; the page is sent only its window of each update,
+        # while it shows this conversation.
+        who, page = identify(request, profile), page_of(request)
         history = window.full(shown_now, earlier)
-        turn = chat.run_turn(pending, history, conversation_id, _page(request), who)
-        for shown, shown_id in turn:
+        turn = chat.run_turn(pending, history, conversation_id, page, who)
+        for shown, shown_id in views.while_shown(page, conversation_id, turn, _second):
             yield window.tail(shown, earlier), shown_id
 
     def after_turn(
         conversation_id: Any, store: Any, request: gr.Request, profile: gr.OAuthProfile | None
     ) -> tuple:
+        if not views.shows(page_of(request), conversation_id):
+            # The page opened another conversation mid-turn (which set these itself): this
+            # comes late, with the id of the one it left.
+            return gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
         store = with_identity(store, identify(request, profile))
         store, choices = conversations.refresh(conversation_id, store)
         # A retry queued behind a stopped turn runs next: the controls stay as for a run.
@@ -145,133 +146,6 @@ def _turn_adapters(
     return {"echo": echo, "run": run, "after_turn": after_turn, "retry": retry, "clear": clear}
 
 
-def _conversation_adapters(
-    chat: ChatHandlers,
-    conversations: ConversationHandlers,
-    identify: Callable,
-    window: PageWindow,
-) -> dict[str, Callable]:
-    import gradio as gr
-
-    def owned(store: Any, request: Any, profile: Any) -> Any:
-        # A signed-in user's conversations are theirs by name, whatever the browser holds.
-        return with_identity(store, identify(request, profile))
-
-    def opened(result: tuple) -> tuple:
-        conversation_id, history, store, choices = result
-        radio = gr.Radio(choices=choices, value=conversation_id)
-        model = conversations.model_of(conversation_id)  # the picker shows the chat's model
-        if model and not chat.config.model_available(model):
-            model = DEFAULT_CHOICE  # gone since it was stored: its next turn uses the default
-        panel = chat.side_panel(conversation_id)
-        return conversation_id, *window.cut(history), store, radio, panel, model
-
-    def load(store: Any, request: gr.Request, profile: gr.OAuthProfile | None) -> tuple:
-        # The message box opens only now: a message sent before the page knows its owner
-        # would start a conversation nobody owns (never saved, never listed).
-        loaded = opened(conversations.load(owned(store, request, profile), _page(request)))
-        # A message the page showed just before it reloaded, whose turn never started,
-        # comes back into the box (`smolui.turns.unsent`).
-        unsent = chat.unsent.give_back(loaded[0])
-        if unsent is None:
-            return (*loaded, gr.MultimodalTextbox(interactive=True))
-        return (*loaded, gr.MultimodalTextbox(value=unsent, interactive=True))
-
-    def new_chat(
-        store: Any, model: Any, request: gr.Request, profile: gr.OAuthProfile | None
-    ) -> tuple:
-        store = owned(store, request, profile)
-        result = conversations.new_chat(store, _page(request), str(model or "") or None)
-        return (*opened(result), gr.MultimodalTextbox(interactive=True))
-
-    def pick_model(model: Any, conversation_id: Any) -> str:
-        if not conversations.pick_model(str(model or ""), conversation_id):
-            gr.Info("This conversation keeps its model; the one picked is for new chats.")
-        return chat.side_panel(conversation_id)
-
-    def switch(
-        wanted: Any,
-        conversation_id: Any,
-        store: Any,
-        query: Any,
-        request: gr.Request,
-        profile: gr.OAuthProfile | None,
-    ) -> tuple:
-        store = owned(store, request, profile)
-        found = str(query or "")  # a hit of the search opens on its branch
-        return opened(conversations.switch(wanted, conversation_id, store, _page(request), found))
-
-    def unload(request: gr.Request) -> None:
-        conversations.page_closed(_page(request))
-
-    def follow(conversation_id: Any, earlier: list, request: gr.Request):
-        # Touches the controls only when it follows a turn: this event may run late, after
-        # the visitor already sent a message of their own.
-        yield gr.skip(), gr.skip(), gr.skip(), gr.skip()  # gradio needs one update, always
-        followed = False
-        for shown in chat.follow(conversation_id, _page(request)):
-            followed = True
-            box = gr.MultimodalTextbox(interactive=False)
-            yield window.tail(shown, earlier), box, stop_button(True), gr.skip()
-        if followed:  # the panel said "answering" since the page opened mid-turn
-            ready = chat.side_panel(conversation_id)
-            yield gr.skip(), gr.MultimodalTextbox(interactive=True), stop_button(False), ready
-
-    def listed(result: tuple, conversation_id: Any) -> tuple:
-        store, choices = result
-        return store, gr.Radio(choices=choices, value=conversation_id)
-
-    def found(result: tuple, conversation_id: Any, query: str) -> tuple:
-        # An empty list would look like no conversations at all: it says the search found none.
-        store, choices = result
-        info = no_match(query) if query.strip() and not choices else None
-        return store, gr.Radio(choices=choices, value=conversation_id, info=info)
-
-    def search(
-        query: Any,
-        conversation_id: Any,
-        store: Any,
-        request: gr.Request,
-        profile: gr.OAuthProfile | None,
-    ) -> tuple:
-        store = owned(store, request, profile)
-        query = str(query or "")
-        return found(conversations.refresh(conversation_id, store, query), conversation_id, query)
-
-    def rename(
-        title: Any,
-        conversation_id: Any,
-        store: Any,
-        request: gr.Request,
-        profile: gr.OAuthProfile | None,
-    ) -> tuple:
-        store = owned(store, request, profile)
-        renamed = conversations.rename(str(title or ""), conversation_id, store)
-        return (*listed(renamed, conversation_id), gr.Textbox(value=""))
-
-    def delete(
-        conversation_id: Any, store: Any, request: gr.Request, profile: gr.OAuthProfile | None
-    ) -> tuple:
-        store = owned(store, request, profile)
-        return opened(conversations.delete(conversation_id, store, _page(request)))
-
-    def delete_all(store: Any, request: gr.Request, profile: gr.OAuthProfile | None) -> tuple:
-        return opened(conversations.delete_all(owned(store, request, profile), _page(request)))
-
-    return {
-        "load": load,
-        "new_chat": new_chat,
-        "pick_model": pick_model,
-        "switch": switch,
-        "unload": unload,
-        "follow": follow,
-        "search": search,
-        "rename": rename,
-        "delete": delete,
-        "delete_all": delete_all,
-    }
-
-
 def adapters(
     chat: ChatHandlers,
     conversations: ConversationHandlers,
@@ -291,9 +165,10 @@ def adapters(
     """
     identify = _identifier(sign_in)
     window = window or PageWindow(None, None, None, size=0)
+    views = PageViews()  # which conversation each page shows
     handlers = {
-        **_turn_adapters(chat, conversations, identify, window),
-        **_conversation_adapters(chat, conversations, identify, window),
+        **_turn_adapters(chat, conversations, identify, window, views),
+        **conversation_adapters(chat, conversations, identify, window, views),
         "panel": answering_panel(chat),
         "stop": stop_adapter(chat),
     }
@@ -342,6 +217,9 @@ def wire(
         [ui.store, ui.conversations, ui.panel, ui.textbox, ui.stop],
     )
     opened = [ui.conversation_id, *window.outputs, ui.store, ui.conversations, ui.panel, ui.model]
+    # Opening another conversation sets the box and Stop for it (a turn left mid-way ends
+    # nothing on this page: its end no longer reaches it).
+    switched = [*opened, ui.textbox, ui.stop]
 
     # The sent message's turn starts from the chat its echo showed, kept on the server: the
     # page sends its window once a message (to the echo), not again with the turn.
@@ -376,7 +254,7 @@ def wire(
     )
     run = (fn["run"], run_inputs, [ui.chatbot, ui.conversation_id])
     wire_actions(ui, chat, run, after, turn, window)  # the chat's retry, undo, edit, trash
-    ui.new_chat.click(fn["new_chat"], [ui.store, ui.model], [*opened, ui.textbox], queue=False)
+    ui.new_chat.click(fn["new_chat"], [ui.store, ui.model], switched, queue=False)
     # Queued (without a limit) so its "keeps its model" notice can reach the page.
     pick = dict(concurrency_limit=None, show_progress="hidden")
     ui.model.input(fn["pick_model"], [ui.model, ui.conversation_id], [ui.panel], **pick)
@@ -387,10 +265,10 @@ def wire(
     ui.conversations.input(
         fn["switch"],
         [ui.conversations, ui.conversation_id, ui.store, ui.search],
-        opened,
+        switched,
         queue=False,
     ).then(*follow, **follow_options)
-    _wire_manage(ui, fn, opened)
+    _wire_manage(ui, fn, switched)
     wire_approvals(ui.approval, ui.chatbot, ui.conversation_id, chat.config.approvals, safe,
                    ui.panel, chat.side_panel)  # fmt: skip
     if export_link is not None:
@@ -445,7 +323,8 @@ def _wire_usage(usage: Callable[[Identity], list], identify: Callable) -> None:
 
 
 def _wire_manage(ui: Layout, fn: dict[str, Callable], opened: list) -> None:
-    """Search, rename, delete and delete-all of the conversation list."""
+    """Search, rename, delete and delete-all of the conversation list (`opened`: what
+    opening another conversation updates)."""
     listed = [ui.store, ui.conversations]
     ui.search.change(fn["search"], [ui.search, ui.conversation_id, ui.store], listed, queue=False)
     ui.rename.click(
