@@ -36,6 +36,8 @@ from smolui.store.versions import StaleConversationError
 logger = logging.getLogger(__name__)
 
 DEFAULT_TITLE = "New conversation"
+# How often `get` reads a conversation whose rows do not add up before calling it damaged.
+TORN_READ_ATTEMPTS = 3
 
 
 class CorruptConversationError(RuntimeError):
@@ -169,6 +171,20 @@ class ConversationStore:
         Raises:
             CorruptConversationError: The row exists but cannot be read back.
         """
+        # Each read below sees what was committed when it ran (READ COMMITTED on PostgreSQL,
+        # statement by statement on SQLite), so a save committing between two of them can pair
+        # the row as it was with steps as they are now. A read that does not add up is read
+        # again: the save that tore it has committed by then; damage that stays is reported.
+        for attempt in range(1, TORN_READ_ATTEMPTS + 1):
+            try:
+                return self._read(owner, conversation_id)
+            except CorruptConversationError:
+                if attempt == TORN_READ_ATTEMPTS:
+                    raise
+        return None  # not reached: the last attempt returns or raises
+
+    def _read(self, owner: str, conversation_id: str) -> StoredConversation | None:
+        """One read of `get`, which it may repeat."""
         with self._sessions() as session:
             row = session.get(Conversation, conversation_id)
             if row is None or row.owner != owner:
