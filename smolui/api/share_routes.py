@@ -1,8 +1,8 @@
 """Read-only share links (`SMOLUI_SHARING=off|signed-in|public`): the owner's page makes or
 revokes them (`ShareLinks.create` / `stop`, from a gradio event that knows the owner), and
 the app's own route shows one: `/smolui/share/<token>` is plain HTML rendered from the
-snapshot kept when the link was made, its images served beside it. The shared page runs
-nothing. An unknown or revoked token, or any token while sharing is off, is a 404;
+snapshot kept when the link was made, its images (and the attachments the owner chose to
+share, as downloads) served beside it. The shared page runs nothing. An unknown or revoked token, or any token while sharing is off, is a 404;
 with `signed-in`, a visitor who has not signed in to the app is refused.
 """
 
@@ -15,15 +15,18 @@ from typing import Any
 
 from starlette.requests import Request  # module level: FastAPI reads the routes' annotations
 
-from smolui.api.file_routes import FILES_PREFIX
+from smolui.api.file_routes import FILES_PREFIX, attachment
 from smolui.api.viewer import Viewer, gradio_viewer
 from smolui.conversations.branches import active_path_messages
 from smolui.conversations.keeper import ConversationKeeper
 from smolui.render.share_page import (
     content_security_policy,
+    hider,
     share_page,
     share_snapshot,
+    shared_file,
     shared_image,
+    upload_names,
 )
 from smolui.sessions import ConversationUnavailableError
 
@@ -87,7 +90,9 @@ class ShareLinks:
         except ConversationUnavailableError:
             return None
         snapshot = share_snapshot(chat, FILES_PREFIX, include_uploads)
-        token = self.shares().create(owner, conversation_id, snapshot)
+        # The title quotes the first message, which may name an attachment not shared.
+        retitle = hider(() if include_uploads else upload_names(chat))
+        token = self.shares().create(owner, conversation_id, snapshot, retitle)
         return f"{SHARE_PREFIX}/{token}" if token is not None else None
 
     def stop(self, owner: str, conversation_id: str) -> int:
@@ -131,7 +136,12 @@ class ShareLinks:
             found = self.shares().find(token) if refusal is None else None
             if refusal is not None or found is None:
                 return refusal or PlainTextResponse(NOT_FOUND, 404, headers=PAGE_HEADERS)
-            page = share_page(found.title, found.snapshot, lambda n: f"{token}/images/{n}")
+            page = share_page(
+                found.title,
+                found.snapshot,
+                lambda n: f"{token}/images/{n}",
+                lambda n: f"{token}/files/{n}",
+            )
             headers = {**PAGE_HEADERS, "Content-Security-Policy": content_security_policy()}
             return HTMLResponse(page, headers=headers)
 
@@ -144,6 +154,18 @@ class ShareLinks:
             if refusal is not None or path is None:
                 return refusal or PlainTextResponse(NOT_FOUND, 404, headers=PAGE_HEADERS)
             return FileResponse(path, media_type=served[1], headers=PAGE_HEADERS)
+
+        @router.get(SHARE_PREFIX + "/{token}/files/{index}", include_in_schema=False)
+        def file(token: str, index: int, request: Request) -> Any:
+            refusal = refused(request)
+            found = self.shares().find(token) if refusal is None else None
+            served = shared_file(found.snapshot, index) if found is not None else None
+            path = self._servable(served[0]) if served is not None else None
+            if refusal is not None or path is None:
+                return refusal or PlainTextResponse(NOT_FOUND, 404, headers=PAGE_HEADERS)
+            # Saved, never shown by the browser: an attachment may be HTML or a script.
+            headers = {**PAGE_HEADERS, **attachment(served[1])}
+            return FileResponse(path, media_type="application/octet-stream", headers=headers)
 
         return router
 

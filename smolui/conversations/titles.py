@@ -2,8 +2,10 @@
 
 A title the app made is a quote of the person's first message (`title_of`). When another
 first message is shown (it was edited, or the person switched to another of its versions)
-the quote would name text that is no longer on screen, so the title follows it; a title the
-person chose stays, whatever is shown.
+the quote would name text that is no longer on screen, so the title follows it. When the
+first message is undone, nothing is quoted any more: the title goes back to the default, which
+the store replaces with a quote of the next first message. A title the person chose stays,
+whatever is shown.
 """
 
 from __future__ import annotations
@@ -47,10 +49,42 @@ def follow_first_message(
         before: The first message's text the title may have been made from.
         after: The first message's text shown now.
     """
-    if keeper is None or owner is None or conversation_id is None:
-        return False
     old, new = quoted_title(before), quoted_title(after)
     if old == new or not after:
+        return False
+    return _retitle(keeper, owner, conversation_id, old, new)
+
+
+def forget_first_message(
+    keeper: ConversationKeeper | None,
+    owner: str | None,
+    conversation_id: str | None,
+    before: str | None,
+) -> bool:
+    """After the first message was undone: a title made from it goes back to the default
+    title, so the next first message names the conversation. Returns True when it did.
+
+    Args:
+        keeper: The app's conversation keeper (None: nothing is stored).
+        owner: Whose conversation (None: nobody's yet, nothing is stored).
+        conversation_id: Which conversation (None: nothing is stored).
+        before: The text of the first message undone.
+    """
+    old, new = quoted_title(before), quoted_title(None)
+    if old == new:
+        return False
+    return _retitle(keeper, owner, conversation_id, old, new)
+
+
+def _retitle(
+    keeper: ConversationKeeper | None,
+    owner: str | None,
+    conversation_id: str | None,
+    old: str,
+    new: str,
+) -> bool:
+    """Rename the conversation from `old` to `new` when `old` is its title now."""
+    if keeper is None or owner is None or conversation_id is None:
         return False
     try:
         stored = keeper.find(owner, conversation_id)
@@ -62,4 +96,4 @@ def follow_first_message(
         return False
 
 
-__all__ = ["follow_first_message", "quoted_title"]
+__all__ = ["follow_first_message", "forget_first_message", "quoted_title"]

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from smolui.conversations.branches import Branches
-from smolui.conversations.titles import follow_first_message
+from smolui.conversations.titles import follow_first_message, forget_first_message
 from smolui.handlers.chat import ChatHandlers
 from smolui.render.attachments import is_refused_chip
 from smolui.sessions import Session, is_conversation_id
@@ -148,6 +148,10 @@ class MessageActions:
             if not self._forget(session):
                 return ActionResult(history, notice=STILL_RUNNING)
             self._save(session, history[: turn[0]])
+            if _first_text(history[: turn[0]]) is None:  # the first message: its title goes
+                forget_first_message(
+                    self.chat.keeper, session.owner, conversation_id, _first_text(history)
+                )
         return ActionResult(history[: turn[0]], given_back=_typed_text(history, turn))
 
     def retry(self, history: list[Message], conversation_id: str | None) -> ActionResult:

@@ -1,6 +1,7 @@
-"""The side panel's text: what the model can do, the turn's state and the conversation's files
-for everyone; the model's name, sandbox isolation and limits folded under "About this server"
-for the curious and for operators."""
+"""The side panel's text: the model's plain name, the turn's state and the conversation's files
+for everyone; the model's id, sandbox isolation and limits folded under "About this server"
+for the curious and for operators. What the model can do (`capability_line`) is the header's
+line, said once on the first screen."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 from agents.loop.agent import MultiStepAgent
 from agents.small_model.profile import is_small_model_id
 from smolui.render.downloads import file_lines
-from smolui.render.model_names import is_demo_model, scripted_file
+from smolui.render.model_names import is_demo_model, model_name, scripted_file
 from smolui.uploads.describe import human_size
 
 RUNNING = "answering (Stop or Esc ends it)"
@@ -23,6 +24,7 @@ IDLE = "ready"
 HOW_TO_CHANGE_MODEL = "Change it with `--model` or `SMOLUI_MODEL` (see `python app.py --help`)."
 DEMO_LINE = "Demo mode: canned answers"
 TINY_LINE = "Tiny offline model: simple tasks; connect a real model for more"
+DEMO_NAME = "scripted demo"
 ABOUT_SERVER = "About this server"
 WRITTEN_HEADING = "Written by the code"
 TINY_MODEL_NOTE = (
@@ -61,6 +63,16 @@ def capability_line(model_label: str) -> str:
     if is_tiny_model(model_label):
         return TINY_LINE
     return f"Model: {model_label}"
+
+
+def panel_model_line(model_label: str) -> str:
+    """The side panel's first line: which model answers, by name (what it can do is the
+    header's line, `capability_line`, not said twice).
+
+    Args:
+        model_label: The model's id or label.
+    """
+    return f"**Model:** {DEMO_NAME if is_demo_model(model_label) else model_name(model_label)}"
 
 
 def isolation_label(agent: MultiStepAgent | None, executor_type: str, running: bool = False) -> str:
@@ -262,7 +274,7 @@ def side_panel(
     # `<details>` with blank lines around its Markdown: the folded part still renders it.
     return "\n".join(
         [
-            f"**{capability_line(model_label)}**  ",
+            f"{panel_model_line(model_label)}  ",
             f"**Now:** {now_line(running, awaiting_approval)}",
             "",
             "**Files in this conversation**",
@@ -271,7 +283,7 @@ def side_panel(
             "",
             f"<details><summary>{ABOUT_SERVER}</summary>",
             "",
-            f"**Model:** `{model_label}`  ",
+            f"**Model id:** `{model_label}`  ",
             f"{TINY_MODEL_NOTE if tiny else HOW_TO_CHANGE_MODEL}",
             "",
             f"{where}  ",

@@ -1,30 +1,36 @@
 """A shared conversation: the snapshot a link keeps, and the read-only HTML page it shows.
 
 The snapshot is taken from the stored chat of the branch shown when the owner shares it: text
-without the server's paths, the agent's images by number (the share route serves them), the
-owner's own attachments left out unless they chose to share them, and the owner's download
-lists dropped (their links are the owner's). The page is plain server-rendered HTML: no
-script, no form, nothing to run; raw HTML in messages is shown as text.
+without the server's paths, the agent's images by number (the share route serves them), and
+the owner's download lists dropped (their links are the owner's). The owner's own attachments
+are left out unless they chose to share them, and so are their names: every mention (the
+title, the "Attached …" note, the code that opened it) reads `HIDDEN_NAME` instead. Shared,
+an image shows in the page and any other file is a download link, both served by number. The
+page is plain server-rendered HTML: no script, no form, nothing to run; raw HTML in messages
+is shown as text.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import html
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from smolui.render.downloads import is_downloads
 from smolui.render.durations import plain_title
 from smolui.render.export import without_server_paths
+from smolui.uploads.names import display_name
 
 SNAPSHOT_FORMAT = 1
 # Images a browser shows without running anything (no SVG: it may hold scripts).
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 # Words, not a paperclip: the emoji has no font on many systems and drew as an empty box.
 NOT_SHARED = "Attachment (not shared)"
+HIDDEN_NAME = "(attachment)"  # stands for a name not shared, wherever it was written
 _SUB_TAG = re.compile(r"</?sub>")  # the turn footer's only markup
 _STYLE = """
 :root { color-scheme: light dark; --fg: #1f2328; --bg: #ffffff; --muted: #57606a;
@@ -56,43 +62,104 @@ def share_snapshot(
     Args:
         chat: The stored chat of the branch shown, safe to show (`ConversationKeeper.chat`).
         downloads_prefix: The download route's prefix (download lists are left out).
-        include_uploads: Share the owner's attachments too (images shown, others named).
+        include_uploads: Share the owner's attachments too (images shown, others served as
+            downloads); otherwise their names are hidden everywhere.
     """
-    messages, images = [], []
+    hide = hider(() if include_uploads else upload_names(chat))
+    messages, images, files = [], [], []
     for message in chat:
         if not isinstance(message, dict) or is_downloads(message, downloads_prefix):
             continue
         role = "user" if message.get("role") == "user" else "assistant"
-        part = _part(message.get("content"), role, include_uploads, images)
+        part = _part(message.get("content"), role, include_uploads, images, files, hide)
         meta = message.get("metadata") if isinstance(message.get("metadata"), dict) else {}
-        kept = {k: str(meta[k]) for k in ("title", "id", "parent_id", "log") if meta.get(k)}
+        kept = {k: hide(str(meta[k])) for k in ("title", "id", "parent_id", "log") if meta.get(k)}
         if part is None and not kept.get("title"):  # a step's heading holds its children
             continue
         messages.append({"role": role, "meta": kept, "part": part})
-    return {"format": SNAPSHOT_FORMAT, "messages": messages, "images": images}
+    return {"format": SNAPSHOT_FORMAT, "messages": messages, "images": images, "files": files}
 
 
-def _part(content: Any, role: str, include_uploads: bool, images: list) -> dict | None:
-    """One message's content in the snapshot: text, an image's number, or a note."""
+def upload_names(chat: list[dict[str, Any]]) -> list[str]:
+    """The names of the person's attachments in a chat, as sent and as the chat shows them.
+
+    Args:
+        chat: A stored chat.
+    """
+    names: set[str] = set()
+    for message in chat:
+        if not isinstance(message, dict) or message.get("role") != "user":
+            continue
+        content = message.get("content")
+        if isinstance(content, dict) and isinstance(content.get("path"), str):
+            name = _name(content)
+            names.update({name, display_name(name)})
+    return sorted((name for name in names if name.strip()), key=len, reverse=True)
+
+
+def hider(names: Sequence[str]) -> Callable[[str], str]:
+    """A function that writes `HIDDEN_NAME` in place of each of `names` in a text.
+
+    Args:
+        names: The names to hide (a longer one is hidden before a shorter one inside it).
+    """
+    if not names:
+        return lambda text: text
+    pattern = re.compile("|".join(re.escape(name) for name in sorted(names, key=len, reverse=True)))
+    return lambda text: pattern.sub(HIDDEN_NAME, text)
+
+
+def _name(content: dict) -> str:
+    return str(content.get("orig_name") or content["path"].rsplit("/", 1)[-1])
+
+
+def _part(
+    content: Any,
+    role: str,
+    include_uploads: bool,
+    images: list,
+    files: list,
+    hide: Callable[[str], str],
+) -> dict | None:
+    """One message's content in the snapshot: text, an image's or a file's number, or a note."""
     if isinstance(content, str):
-        text = without_server_paths(_SUB_TAG.sub("", content))
+        text = hide(without_server_paths(_SUB_TAG.sub("", content)))
         return {"text": text} if text.strip() else None
     if not isinstance(content, dict) or not isinstance(content.get("path"), str):
         return None
-    name = str(content.get("orig_name") or content["path"].rsplit("/", 1)[-1])
+    name = _name(content)
     if role == "user" and not include_uploads:
         return {"note": NOT_SHARED}
     mime = str(content.get("mime_type") or _guess_type(name))
-    if mime not in IMAGE_TYPES:
-        return {"note": f"Attachment: {name}"}
-    images.append({"path": content["path"], "mime_type": mime})
-    return {"image": len(images) - 1, "name": name}
+    if mime in IMAGE_TYPES:
+        images.append({"path": content["path"], "mime_type": mime})
+        return {"image": len(images) - 1, "name": hide(name)}
+    if role == "user":  # shared by the owner's choice: a download from the share
+        files.append({"path": content["path"], "name": name})
+        return {"file": len(files) - 1, "name": name}
+    return {"note": f"Attachment: {hide(name)}"}
 
 
 def _guess_type(name: str) -> str:
     import mimetypes
 
     return mimetypes.guess_type(name)[0] or ""
+
+
+def shared_file(snapshot: Any, index: int) -> tuple[str, str] | None:
+    """The path and name of shared attachment `index` of a snapshot, or None.
+
+    Args:
+        snapshot: A stored snapshot.
+        index: The file's number.
+    """
+    files = snapshot.get("files") if isinstance(snapshot, dict) else None
+    if not isinstance(files, list) or not 0 <= index < len(files):
+        return None
+    file = files[index]
+    if not isinstance(file, dict) or not isinstance(file.get("path"), str):
+        return None
+    return file["path"], str(file.get("name") or "file")
 
 
 def shared_image(snapshot: Any, index: int) -> tuple[str, str] | None:
@@ -111,13 +178,19 @@ def shared_image(snapshot: Any, index: int) -> tuple[str, str] | None:
     return str(image.get("path")), str(image["mime_type"])
 
 
-def share_page(title: str, snapshot: Any, image_url: Callable[[int], str]) -> str:
+def share_page(
+    title: str,
+    snapshot: Any,
+    image_url: Callable[[int], str],
+    file_url: Callable[[int], str] | None = None,
+) -> str:
     """The read-only page of a shared conversation (a whole HTML document).
 
     Args:
         title: The conversation's title when it was shared.
         snapshot: The stored snapshot (`share_snapshot`).
         image_url: Where the page loads image `n` of the snapshot from.
+        file_url: Where shared attachment `n` downloads from (None: named, not linked).
     """
     messages = snapshot.get("messages") if isinstance(snapshot, dict) else None
     messages = [m for m in messages or [] if isinstance(m, dict)]
@@ -127,6 +200,7 @@ def share_page(title: str, snapshot: Any, image_url: Callable[[int], str]) -> st
         parent = _meta(message).get("parent_id")
         if parent in known:
             children.setdefault(parent, []).append(message)
+    part_html = functools.partial(_part_html, image_url=image_url, file_url=file_url)
     body, last_role = [], None
     for message in messages:
         if _meta(message).get("parent_id") in known:
@@ -134,7 +208,7 @@ def share_page(title: str, snapshot: Any, image_url: Callable[[int], str]) -> st
         if message.get("role") != last_role:
             last_role = message.get("role")
             body.append("<h2>You</h2>" if last_role == "user" else "<h2>Agent</h2>")
-        body.append(_message_html(message, children, image_url))
+        body.append(_message_html(message, children, part_html))
     safe_title = html.escape(title or "Shared conversation")
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
@@ -147,21 +221,23 @@ def share_page(title: str, snapshot: Any, image_url: Callable[[int], str]) -> st
 
 
 def _message_html(
-    message: dict, children: dict[str, list[dict]], image_url: Callable[[int], str]
+    message: dict, children: dict[str, list[dict]], part_html: Callable[[Any], str]
 ) -> str:
     meta = _meta(message)
-    inner = _part_html(message.get("part"), image_url)
+    inner = part_html(message.get("part"))
     title = plain_title(str(meta.get("title") or ""))
     if not title:
         return inner
     log = f' <span class="log">{html.escape(meta["log"])}</span>' if meta.get("log") else ""
     nested = "".join(
-        _message_html(child, children, image_url) for child in children.get(meta.get("id"), [])
+        _message_html(child, children, part_html) for child in children.get(meta.get("id"), [])
     )
     return f"<details><summary>{html.escape(title)}{log}</summary>{inner}{nested}</details>"
 
 
-def _part_html(part: Any, image_url: Callable[[int], str]) -> str:
+def _part_html(
+    part: Any, image_url: Callable[[int], str], file_url: Callable[[int], str] | None
+) -> str:
     if not isinstance(part, dict):
         return ""
     if isinstance(part.get("text"), str):
@@ -170,6 +246,12 @@ def _part_html(part: Any, image_url: Callable[[int], str]) -> str:
         name = html.escape(str(part.get("name") or "image"), quote=True)
         src = html.escape(image_url(part["image"]), quote=True)
         return f'<p><img src="{src}" alt="{name}"></p>'
+    if isinstance(part.get("file"), int):
+        name = html.escape(str(part.get("name") or "file"), quote=True)
+        if file_url is None:
+            return f'<p class="note">Attachment: {name}</p>'
+        href = html.escape(file_url(part["file"]), quote=True)
+        return f'<p>Attachment: <a href="{href}" download="{name}">{name}</a></p>'
     if isinstance(part.get("note"), str):
         return f'<p class="note">{html.escape(part["note"])}</p>'
     return ""
@@ -208,5 +290,7 @@ __all__ = [
     "markdown_html",
     "share_page",
     "share_snapshot",
+    "shared_file",
     "shared_image",
+    "upload_names",
 ]

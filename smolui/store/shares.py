@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -98,7 +99,13 @@ class ConversationShares:
     def __init__(self, engine: Any):
         self.engine = engine
 
-    def create(self, owner: str, conversation_id: str, snapshot: Any) -> str | None:
+    def create(
+        self,
+        owner: str,
+        conversation_id: str,
+        snapshot: Any,
+        retitle: Callable[[str], str] | None = None,
+    ) -> str | None:
         """A new link to `snapshot`; returns its token (shown once), or None when the owner
         has no such stored conversation.
 
@@ -106,6 +113,8 @@ class ConversationShares:
             owner: Who shares (must own the conversation).
             conversation_id: Which conversation.
             snapshot: What the link shows (JSON data).
+            retitle: Makes the title the link shows from the conversation's (None: as is),
+                so a title naming an attachment not shared does not name it.
         """
         token = secrets.token_urlsafe(TOKEN_BYTES)
         with self.engine.begin() as connection:
@@ -118,7 +127,8 @@ class ConversationShares:
                 return None
             row = {
                 "token_hash": token_digest(token), "conversation_id": conversation_id,
-                "owner": owner, "title": title, "snapshot": snapshot,
+                "owner": owner, "title": retitle(title) if retitle else title,
+                "snapshot": snapshot,
                 "created_at": datetime.now(UTC),
             }  # fmt: skip
             connection.execute(insert(SHARES).values(**row))

@@ -44,6 +44,10 @@ from smolui.render.step_summary import turn_outcome
 
 # Beside a step stopped before the model wrote anything of it.
 STOPPED_WAITING = "stopped while the model was thinking"
+LIVE_TITLE = "Output so far"
+# What the stopped code had printed: the person watched it live, so it stays, named for what
+# it is now (the run that would have replaced it never finished).
+STOPPED_OUTPUT_TITLE = "Output before the stop"
 
 
 @dataclass
@@ -142,7 +146,8 @@ class TurnView:
 
     def _settle(self, state: str) -> None:
         """End the open step with the turn, and count it. A step that showed nothing yet is
-        dropped, but after a Stop: the person saw it begin ("thinking…"), so it stays."""
+        dropped, but after a Stop: the person saw it begin ("thinking…"), so it stays, with
+        the output its code printed before the stop."""
         block = self._block
         if block is None:
             return
@@ -151,7 +156,10 @@ class TurnView:
             return
         for _, view in block.subviews.values():
             view._settle(state)
-        self._drop_live_output(block)  # a live copy, never kept: only final output is
+        if state == "stopped":
+            self._keep_live_output(block)
+        else:  # a live copy, never kept: only final output is
+            self._drop_live_output(block)
         self._refresh_nested(block)
         parent = self.messages[block.start]["metadata"]
         parent["status"] = "done"
@@ -222,7 +230,7 @@ class TurnView:
         live_id = f"{block.id}.live"
         shown = message(
             fenced(clip(event.text), "text"),
-            title="Output so far",
+            title=LIVE_TITLE,
             id=live_id,
             parent_id=block.id,
         )
@@ -237,6 +245,12 @@ class TurnView:
         self.messages[block.start :] = [
             item for item in self.messages[block.start :] if _meta_id(item) != live_id
         ]
+
+    def _keep_live_output(self, block: _Block) -> None:
+        live_id = f"{block.id}.live"
+        for item in self.messages[block.start :]:
+            if _meta_id(item) == live_id:
+                item["metadata"]["title"] = STOPPED_OUTPUT_TITLE
 
     def _on_action_step(self, step: ActionStep) -> None:
         block = self._started_block()

@@ -41,7 +41,9 @@ def test_the_first_screen_says_what_the_model_can_do(app, open_page, dark, size)
 def test_operator_details_are_folded_under_about_this_server(app, open_page):
     page = open_page(app.url)
     panel = page.locator(PANEL)
-    expect(panel).to_contain_text(DEMO_LINE)
+    expect(panel).to_contain_text("Model: scripted demo")
+    expect(page.get_by_text(DEMO_LINE)).to_have_count(1)  # said once, in the header
+    expect(panel).not_to_contain_text(DEMO_LINE)
     expect(panel).to_contain_text("Now: ready")
     details = panel.get_by_text("Max steps per message")
     expect(details).to_be_hidden()

@@ -70,7 +70,7 @@ def test_the_header_names_the_model_of_the_chat_shown(two_models, open_page):
     header, panel = page.locator(HEADER), page.locator(PANEL)
     expect(header).to_contain_text(DEMO_LINE)
     pick(page, own)  # an empty chat takes the model picked: nothing is kept
-    expect(panel).to_contain_text("Scripted replies (own.json)")
+    expect(panel).to_contain_text("Model: scripted:own.json")  # the panel names it plainly
     expect(header).to_contain_text("Scripted replies (own.json)")
     expect(header).not_to_contain_text(DEMO_LINE)
     expect(header).not_to_contain_text(str(Path(own.partition(":")[2]).parent))  # no path

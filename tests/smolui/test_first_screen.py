@@ -43,7 +43,9 @@ def test_the_model_line_is_plain_words_for_each_kind_of_model():
 def test_operator_details_come_after_what_users_need_and_are_folded():
     panel = side_panel("scripted:demo", None, "sandbox", 5, [])
     about = panel.index(f"<details><summary>{ABOUT_SERVER}</summary>")
-    assert panel.index(DEMO_LINE) < panel.index("**Now:**") < panel.index("Files in this") < about
+    model = panel.index("**Model:** scripted demo")
+    assert model < panel.index("**Now:**") < panel.index("Files in this") < about
+    assert DEMO_LINE not in panel, "the header says what the model can do, once"
     for operator_words in ("**Sandbox:**", "**Max steps per message:**", "SMOLUI_MODEL"):
         assert panel.index(operator_words) > about, operator_words
     assert panel.rstrip().endswith("</details>")

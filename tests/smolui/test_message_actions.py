@@ -311,3 +311,37 @@ def test_an_edited_first_message_retitles_the_conversation_unless_renamed(tmp_pa
     finally:
         registry.close_all()
         keeper.store.close()
+
+
+def test_after_undo_of_the_first_message_the_title_follows_the_next_unless_renamed(tmp_path):
+    from smolui.conversations.keeper import ConversationKeeper
+    from smolui.handlers.conversations import ConversationHandlers
+    from smolui.store import open_store
+
+    rules = {"apples": ["<code>\nfinal_answer('a')\n</code>"]}
+    rules |= {"pears": ["<code>\nfinal_answer('p')\n</code>"]}
+    rules |= {"plums": ["<code>\nfinal_answer('q')\n</code>"]}
+    chat, actions, registry = make_app(tmp_path, rules)
+    keeper = ConversationKeeper(open_store(tmp_path, None, tmp_path / "uploads"), lambda: [])
+    registry.resume, registry.keep_files = keeper.resume, True
+    chat.keeper = keeper
+    pages = ConversationHandlers(registry, keeper)
+    try:
+        conversation_id, history, state, _ = pages.load(None, page="p1")
+
+        def titles() -> list[str]:
+            return [summary.title for summary in keeper.list(state["owner"])]
+
+        history, _ = send(chat, "tell me about apples", conversation_id, history)
+        assert titles() == ["tell me about apples"]
+        history = actions.undo(history, conversation_id).chat
+        assert history == []
+        history, _ = send(chat, "now pears", conversation_id, history)
+        assert titles() == ["now pears"], "the title follows the new first message"
+        pages.rename("My fruit", conversation_id, state)
+        history = actions.undo(history, conversation_id).chat
+        send(chat, "then plums", conversation_id, history)
+        assert titles() == ["My fruit"], "a title the person chose stays"
+    finally:
+        registry.close_all()
+        keeper.store.close()

@@ -28,7 +28,7 @@ def test_only_the_demo_is_the_demo_and_a_scripted_file_is_named_without_its_path
     assert model_name("scripted:demo") == "scripted:demo"
     assert model_name("openai:gpt-4o-mini") == "openai:gpt-4o-mini"
     panel = side_panel("scripted:/srv/h7/replies.json", None, "local", 3, [])
-    assert panel.startswith("**Scripted replies (replies.json)**")
+    assert panel.startswith("**Model:** scripted:replies.json  ")
 
 
 def test_the_header_line_names_the_model_of_the_conversation_shown(app_parts, specs):  # noqa: F811

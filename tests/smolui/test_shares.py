@@ -214,3 +214,57 @@ def test_sharing_is_off_unless_the_operator_chooses(monkeypatch):
         settings_from_args([], {"SMOLUI_SHARING": "everyone"})
     with pytest.raises(SystemExit):  # nobody could sign in to open a link
         settings_from_args([], {"SMOLUI_SHARING": "signed-in"})
+
+
+def memo_chat(folders: dict[str, Path]) -> list[dict]:
+    """A chat about an attached PDF, named where a person sees it: their message, the note
+    that it was attached, and the code that read it."""
+    memo = folders["cache"] / "memo.pdf"
+    memo.write_bytes(b"%PDF-1.4 the memo")
+    return [
+        {"role": "user", "content": "Summarize memo.pdf for me"},
+        {"role": "user", "content": {"path": str(memo), "mime_type": "application/pdf"}},
+        {"role": "assistant", "content": "✓ Attached memo.pdf (PDF, 1 page, 17 bytes)."},
+        {"role": "assistant", "content": "", "metadata": {"title": "Step 1", "id": "s1"}},
+        {
+            "role": "assistant",
+            "content": f"```python\nread('{folders['data']}/uploads/3f2a/memo.pdf')\n```",
+            "metadata": {"parent_id": "s1"},
+        },
+        {"role": "assistant", "content": "The memo asks for a budget."},
+    ]
+
+
+def test_an_attachment_not_shared_is_named_nowhere_and_a_shared_one_downloads(keeper, folders):
+    keeper.store.save("alice", "c2", folder="fa", messages=memo_chat(folders), memory=None)
+    links = ShareLinks(keeper, "public")
+    client = client_of(links)
+
+    hidden = client.get(links.create("alice", "c2")).text
+    assert "The memo asks for a budget." in hidden and "Attachment (not shared)" in hidden
+    assert "memo.pdf" not in hidden, "not in the title, the note, the message or the code"
+    assert "Attached (attachment) (PDF, 1 page" in hidden and "/files/" not in hidden
+
+    path = links.create("alice", "c2", include_uploads=True)
+    shared = client.get(path).text
+    token = path.rsplit("/", 1)[-1]
+    assert f'<a href="{token}/files/0" download="memo.pdf">memo.pdf</a>' in shared
+    assert "Summarize memo.pdf" in shared, "shared: the name may show"
+    download = client.get(f"{path}/files/0")
+    assert download.status_code == 200 and download.content == b"%PDF-1.4 the memo"
+    assert download.headers["content-type"] == "application/octet-stream"
+    assert download.headers["content-disposition"].startswith('attachment; filename="memo.pdf"')
+    assert client.get(f"{path}/files/1").status_code == 404
+    assert links.stop("alice", "c2") == 2
+    assert client.get(f"{path}/files/0").status_code == 404, "revoked: the file goes too"
+
+
+def test_a_forged_snapshot_cannot_make_the_file_route_read_another_file(keeper, tmp_path):
+    links = ShareLinks(keeper, "public")
+    path = links.create("alice", "c1", include_uploads=True)
+    secret = tmp_path / "secret.txt"
+    secret.write_bytes(b"not for anyone")
+    forged = {"messages": [], "files": [{"path": str(secret), "name": "secret.txt"}]}
+    with keeper.store.engine.begin() as connection:
+        connection.execute(update(SHARES).values(snapshot=forged))
+    assert client_of(links).get(f"{path}/files/0").status_code == 404

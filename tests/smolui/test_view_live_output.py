@@ -1,13 +1,13 @@
 """The running step's printed output, shown live (issue 31): `TurnView` puts the output so far
 under the running step, updates it in place, and the finished step's observation replaces it;
-a stopped step drops the live copy."""
+a stopped step keeps what it had shown, named as output from before the stop."""
 
 from __future__ import annotations
 
 from agents.events import CodeOutputSoFar, SubAgentEvent
 from agents.memory.steps import ActionStep, Timing, ToolCall
 from smolui.render.durations import plain_title
-from smolui.turns.view import TurnView
+from smolui.turns.view import STOPPED_OUTPUT_TITLE, TurnView
 
 CODE = "for i in range(3):\n    print('part', i)"
 
@@ -53,13 +53,24 @@ def test_the_finished_step_replaces_the_output_so_far():
     assert "part 2" in str([m["content"] for m in view.messages])
 
 
-def test_a_stopped_step_keeps_no_live_copy():
+def test_a_stopped_step_keeps_the_output_it_had_shown():
+    view = TurnView("t")
+    running(view)
+    view.apply(CodeOutputSoFar("part 0\npart 1\n"))
+    view.finish("stopped", 1.0, note="Stopped.")
+    assert titled(view, "Output so far") == []
+    [kept] = titled(view, STOPPED_OUTPUT_TITLE)
+    assert "part 0\npart 1" in kept["content"] and meta(kept)["parent_id"] == "t-1"
+    assert meta(view.messages[0])["title"] == "Step 1 · stopped"
+    assert CODE in "\n".join(str(m["content"]) for m in view.messages), "the code stays too"
+
+
+def test_a_failed_turn_keeps_no_live_copy():
     view = TurnView("t")
     running(view)
     view.apply(CodeOutputSoFar("part 0\n"))
-    view.finish("stopped", 1.0, note="Stopped.")
-    assert titled(view, "Output so far") == []
-    assert meta(view.messages[0])["title"] == "Step 1 · stopped"
+    view.finish("failed", 1.0, note="It broke.")
+    assert titled(view, "Output so far") == [] and titled(view, STOPPED_OUTPUT_TITLE) == []
 
 
 def test_a_managed_agents_output_so_far_nests_under_its_call():
