@@ -1,8 +1,8 @@
 """`ConversationApprover`: the approver a conversation's agent gets while approval is on.
 
 Each request becomes a pending approval in the store (with the step's model output, so that
-the turn can be resumed after a restart), shown in the chat; the agent's thread then waits
-until a page answers it, Stop ends the turn (it rings the bell: the wait ends at once), or the
+the turn can be resumed after a restart), shown in the chat; the agent's thread then waits,
+its turn slot given up meanwhile (`TurnSlotLease`), until a page answers it, Stop ends the turn (it rings the bell: the wait ends at once), or the
 app's timeout passes (nothing runs). The answer, read from the store, becomes the
 `ApprovalDecision`. `ReplayApprover` gives a resumed turn the answer already given.
 """
@@ -12,11 +12,12 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agents.approval import ApprovalDecision, ApprovalRequest
 from smolui.approvals.waiting import POLL_S, AnswerBell, TurnApprovals
 from smolui.render.approval import render_pending_approval
+from smolui.render.messages import render_notice
 
 if TYPE_CHECKING:  # the store (SQLAlchemy) loads on the first approval, not with the app
     from smolui.store.approvals import ApprovalStore, StoredApproval
@@ -25,6 +26,32 @@ logger = logging.getLogger(__name__)
 
 NOT_KEPT = "the approval request could not be kept (the database is unreachable)"
 STOPPED = "Stopped while the action waited for approval."
+SLOT_BUSY = (
+    "Answered. The turn goes on as soon as a turn slot is free: another of your turns runs, or "
+    "the server is busy (number {position} in line). Nothing runs meanwhile; Stop ends the turn."
+)
+
+
+class TurnSlotLease(Protocol):
+    """The turn's running slot (`smolui.turns.admission.Admission`): given up while the
+    person answers, so that a turn nobody answers locks nobody out, and taken back after."""
+
+    def step_aside(self) -> None:
+        """Give the running slot up until `take_back`."""
+        ...
+
+    def take_back(self) -> None:
+        """Ask for a running slot again, ahead of new turns."""
+        ...
+
+    def back(self, timeout: float) -> bool:
+        """Wait up to `timeout` seconds; True once the turn holds a running slot again."""
+        ...
+
+    @property
+    def position(self) -> int:
+        """Its place in line while it waits to go on (1: next)."""
+        ...
 
 
 def timed_out(seconds: float) -> str:
@@ -68,6 +95,7 @@ class ConversationApprover:
         poll_s: How often the store is read meanwhile (answers from another replica).
         waiting: The ids of the approvals this process waits on (a row not in it, on a
             database of this process alone, belongs to a turn that is gone).
+        slot: The turn's running slot, given up while it waits (None: it has none).
     """
 
     def __init__(
@@ -80,6 +108,7 @@ class ConversationApprover:
         timeout_s: float | None = None,
         poll_s: float = POLL_S,
         waiting: set[str] | None = None,
+        slot: TurnSlotLease | None = None,
     ):
         self.store = store
         self.conversation_id = conversation_id
@@ -89,6 +118,7 @@ class ConversationApprover:
         self.timeout_s = timeout_s
         self.poll_s = poll_s
         self.waiting = waiting if waiting is not None else set()
+        self.slot = slot
 
     def __call__(self, request: ApprovalRequest) -> ApprovalDecision:
         from sqlalchemy.exc import SQLAlchemyError
@@ -96,6 +126,8 @@ class ConversationApprover:
         try:
             if request.kind == "tool" and request.tool_name in self._allowed():
                 return ApprovalDecision.run()  # "Always allow this tool" in this conversation
+            if self.slot is not None:  # before it shows: a page seeing it may send elsewhere
+                self.slot.step_aside()  # nobody may come: the wait must lock nobody out
             pending = self.store.add(
                 self.conversation_id, request.kind, request.step_number, request.code,
                 request.tool_name, _plain(request.arguments), request.thought,
@@ -107,7 +139,10 @@ class ConversationApprover:
         self.waiting.add(pending.id)
         try:
             self.shown.hold([_message(pending)])
-            return self._wait(pending)
+            decision = self._wait(pending)
+            if decision.action != "stop" and self.slot is not None:
+                return self._take_back(decision)
+            return decision  # a stopped turn ends: its slot is simply given back
         finally:
             self.waiting.discard(pending.id)
             self.shown.hold([])
@@ -145,6 +180,19 @@ class ConversationApprover:
             except SQLAlchemyError:  # the database is away for a moment: keep waiting
                 logger.warning("could not read an approval's answer", exc_info=True)
             self.bell.wait(self._next_wait(waited), since=rings)
+
+    def _take_back(self, decision: ApprovalDecision) -> ApprovalDecision:
+        """Run again once a slot is free, saying so while it waits; Stop ends the wait."""
+        self.slot.take_back()
+        told = False
+        while not self.slot.back(self.poll_s):
+            if self.stopped():
+                return ApprovalDecision.stop(STOPPED)
+            if not told:
+                notice = SLOT_BUSY.format(position=max(1, self.slot.position))
+                self.shown.hold([render_notice(notice, "⏳")])
+                told = True
+        return decision
 
     def _next_wait(self, waited: float) -> float:
         if self.timeout_s is None:

@@ -135,7 +135,11 @@ class ChatApprovals:
         if self.required:
             return True
         own = self.store.switch(conversation_id).enabled
-        return default_on(self.setting) if own is None else own
+        return self.default_enabled() if own is None else own
+
+    def default_enabled(self) -> bool:
+        """Whether a conversation without its own switch asks (a new chat): `--approve`."""
+        return self.required or default_on(self.setting)
 
     def set_enabled(self, conversation_id: str, enabled: bool) -> bool:
         """Turn approval on or off for one conversation (from its next action on); False,
@@ -177,6 +181,7 @@ class ChatApprovals:
         publish: Callable[[list[Message]], None],
         keep: Callable[[list[Message]], Any] | None = None,
         chat: list[Message] | None = None,
+        slot: Any = None,
     ) -> TurnApprovals:
         """Give the conversation's agent the approver (or take it away) for the coming turn.
 
@@ -186,6 +191,8 @@ class ChatApprovals:
             publish: Shows a chat to every page following the turn.
             keep: Saves a chat as the conversation's while the turn runs.
             chat: The chat when the turn starts.
+            slot: The turn's running slot (a `TurnSlotLease`), given up while it waits for
+                an answer (None: it has none).
 
         Returns:
             The turn's chat: the follower shows its chat through it.
@@ -207,7 +214,7 @@ class ChatApprovals:
         stopped = lambda: session.stop_requested.is_set() or gate.interrupted()  # noqa: E731
         approver: Any = ConversationApprover(
             self.store, session.id, shown, self.bell, stopped, self.timeout_s, self.poll_s,
-            self._waiting,
+            self._waiting, slot,
         )  # fmt: skip
         if replay is not None:  # a resumed turn: its held action was answered already
             approver = ReplayApprover(*replay, then=approver)

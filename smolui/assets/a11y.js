@@ -3,7 +3,7 @@
   // box, focus in the box once the page has loaded, names for unnamed controls, finished
   // steps no longer announced as busy, no untranslated keys in gradio's status region, past
   // conversations as one group for the keyboard, focus back in the box after a turn sent from
-  // it. Put in the page's <head> by smolui/ui/theme.py.
+  // it, focus on an approval card's Run for a turn sent from the box. Put in the page's <head> by smolui/ui/theme.py.
   const BOX = "#message textarea";
   // The first link of the page: Tab once, Enter, and the cursor is in the message box
   // (the sidebar's conversations come before the box in the page's order).
@@ -74,10 +74,28 @@
     sent = held = false;
     if (nowhere()) box.focus();
   };
+  // An action waiting for approval shows a card under the chat while the box is disabled
+  // (the focus is on the page): for a message sent from the box, the focus goes to the
+  // card's first action (Run, described by the card's heading) as the card appears, unless
+  // the person has put it somewhere. After the answer the box takes it back as for any turn.
+  const RUN = "#approval-run";
+  let cardShown = false;
+  const focusCard = () => {
+    const run = document.querySelector(RUN);
+    const visible = !!run && run.getClientRects().length > 0;
+    if (visible === cardShown) return;
+    cardShown = visible;
+    if (!visible || !sent || !nowhere()) return;
+    const keep = held;
+    run.setAttribute("aria-describedby", "approval-heading");
+    run.focus();
+    sent = true;  // focusin forgot the message: the box still takes the focus at the end
+    held = keep;
+  };
   // The box's `disabled` flips as gradio's updates land: watched as it changes, so the
   // focus is back before the person types (the tick below also looks, should one be missed).
   const watchBox = () => {
-    new MutationObserver(focusBack)
+    new MutationObserver(() => { focusBack(); focusCard(); })
       .observe(document.body, {subtree: true, attributes: true, attributeFilter: ["disabled"]});
   };
   const name = (element, text) => {
@@ -173,6 +191,7 @@
     const tick = () => {
       focusOnce();
       focusBack();
+      focusCard();
       nameControls();
       busyOnlyWhileRunning();
       // Redrawn radios come as Tab stops: the focused one (if any) stays the group's stop.

@@ -4,15 +4,23 @@ step (`ActionStep.approvals`), which the stored chat and the exports show. Pure,
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from agents.memory.steps import ActionStep
-from smolui.render.messages import Message, clip, fenced, message
+from smolui.render.durations import plain_title
+from smolui.render.messages import Message, clip, fenced, message, thought_text
 
 # Words only: symbols such as a pause sign need an emoji font many browsers lack (a box).
 WAITING_TITLE = "Waiting for your approval"
 WAITING_LOG = "nothing runs until you answer"
-PAUSED_LOG = "paused: waits for your approval below"
+PAUSED_LOG = "nothing runs until you answer below"
+PAUSED_WHAT = "waits for your approval"  # the paused step's title, in place of "thinking…"
+# What a running step's title says it does ("Step 1 · thinking…", "· running code…").
+_DOING = re.compile(r" · [^·]*…$")
+# A paused step's children the card shows once, cleaned: the streamed thought (with the
+# model's raw "Thought:" and its code) and the code block.
+_SHOWN_IN_CARD = re.compile(r"\.(t|c[0-9]+)$")
 PENDING_PREFIX = "approval-"  # the pending message's id: this + the approval's id
 _DECIDED = {
     "run": "Approved",
@@ -62,8 +70,9 @@ def render_pending_approval(
         what = f"Step {step_number} wants to call **{tool_name}** with:"
         body = fenced(clip(arguments_text(arguments)), "json")
     parts = [what, body]
-    if thought and thought.strip():
-        parts.insert(0, f"_{clip(thought.strip(), 600)}_")
+    said = thought_text(thought, code) if thought else ""  # no raw "Thought:", no code again
+    if said:
+        parts.insert(0, f"_{clip(said, 600)}_")
     parts.append("Run it, edit it, skip it or stop the turn with the buttons under the chat.")
     return message(
         "\n\n".join(parts),
@@ -75,20 +84,28 @@ def render_pending_approval(
 
 def paused(chat: list[Message]) -> list[Message]:
     """The chat while an action waits for the person: its running steps no longer spin (the
-    page times a spinning step as work) and say they wait; the rest as it was.
+    page times a spinning step as work) and their titles say they wait; their thought and
+    code show once, in the card under them; the rest as it was.
 
     Args:
         chat: The turn's chat, its open step pending.
     """
-    shown = []
+    shown, waiting = [], set()
     for item in chat:
         metadata = item.get("metadata") or {}
+        if metadata.get("parent_id") in waiting and _SHOWN_IN_CARD.search(
+            str(metadata.get("id") or "")
+        ):
+            continue
         if metadata.get("status") != "pending":
             shown.append(item)
             continue
         still = {key: value for key, value in metadata.items() if key != "status"}
         if still.get("title") and not still.get("parent_id"):  # the step's own title line
+            title = plain_title(str(still["title"]))  # no live timer: it does not work
+            still["title"] = _DOING.sub(f" · {PAUSED_WHAT}", title)
             still["log"] = PAUSED_LOG
+            waiting.add(still.get("id"))
         shown.append({**item, "metadata": still})
     return shown
 

@@ -81,6 +81,32 @@ class Admission:
                 yield queue_message(position, queue.waiting, queue.estimated_wait_s(position))
             self.slot.wait(poll_s)
 
+    # -- while its person answers an approval (`smolui.approvals.approver.TurnSlotLease`) ----
+
+    def step_aside(self) -> None:
+        """Give the running slot up while the turn waits for its person (nothing without a
+        queue): a turn nobody answers must not lock others at the address out."""
+        if self.slot is not None:
+            self.slot.step_aside()
+
+    def take_back(self) -> None:
+        """Ask for a running slot again once answered, ahead of new turns."""
+        if self.slot is not None:
+            self.slot.take_back()
+
+    def back(self, timeout: float) -> bool:
+        """Wait up to `timeout` seconds for the slot taken back; True once it runs again.
+
+        Args:
+            timeout: Seconds.
+        """
+        return self.slot is None or self.slot.wait(timeout)
+
+    @property
+    def position(self) -> int:
+        """The turn's place in the queue (1: next); 0 when it runs or has no queue."""
+        return self.slot.position if self.slot is not None else 0
+
     # -- TurnObserver -------------------------------------------------------------------------
 
     def turn_started(self) -> None:

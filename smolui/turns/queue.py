@@ -5,7 +5,10 @@ not say where it stands and Stop could not take it out. Here a turn joins this q
 handler: it learns its position and an estimate of the wait while it waits, leaves the queue
 when the visitor presses Stop, and holds a slot until its agent really stops. One user runs at
 most `user_slots` turns at once (across their conversations); beyond it the turn is refused,
-saying which of their conversations holds the slot (`UserLimitReached.message`).
+saying which of their conversations holds the slot (`UserLimitReached.message`). A turn that
+waits for its person to approve an action steps aside (`TurnSlot.step_aside`): a person may
+take minutes or never come back, and nobody else at their address should be locked out
+meanwhile; once answered it takes a slot back (`TurnSlot.take_back`), first in line.
 """
 
 from __future__ import annotations
@@ -64,8 +67,8 @@ class UserLimitReached(QueueRefusal):
         user_slots: Turns one user may run at once.
     """
 
-    def __init__(self, held: Sequence[HeldSlot], user_slots: int):
-        self.held, self.user_slots = tuple(held), user_slots
+    def __init__(self, held: Sequence[HeldSlot], user_slots: int, shared: bool = False):
+        self.held, self.user_slots, self.shared = tuple(held), user_slots, shared
         super().__init__(self.message())
 
     def message(self, describe: Describe | None = None) -> str:
@@ -75,7 +78,7 @@ class UserLimitReached(QueueRefusal):
             describe: Names a conversation id for the person (None: name none).
         """
         where = [_holding(slot, describe(slot.conversation) if describe and slot.conversation
-                          else None) for slot in self.held]  # fmt: skip
+                          else None, self.shared) for slot in self.held]  # fmt: skip
         return (
             f"Limit reached: each user may run {self.user_slots} at a time, and "
             f"{'; '.join(where) or 'another of your turns holds it'}. Then send this again. "
@@ -83,8 +86,15 @@ class UserLimitReached(QueueRefusal):
         )
 
 
-def _holding(slot: HeldSlot, holder: Holder | None) -> str:
+def _holding(slot: HeldSlot, holder: Holder | None, shared: bool = False) -> str:
     """What holds one slot and how to free it, in the person's words."""
+    if holder is None and shared:  # another browser at the address: it cannot be seen here
+        state = "waits in the queue" if slot.queued else "is running"
+        return (
+            f"a turn sent from another browser at this address {state} (without sign-in, "
+            "everyone at one address shares this limit): this frees by itself as soon as that "
+            "turn ends, and a turn waiting there for approval does not hold it"
+        )
     if holder is None:
         state = "waits in the queue" if slot.queued else "is running"
         return f"a turn in another conversation {state}: wait for it to finish or stop it"
@@ -111,6 +121,7 @@ class TurnSlot:
         self.conversation = conversation
         self.admitted = False
         self.left = False
+        self.aside = False  # stepped aside while its person answers an approval
         self.started_at: float | None = None
 
     @property
@@ -131,6 +142,15 @@ class TurnSlot:
         self.queue.release(self)
 
     release = leave
+
+    def step_aside(self) -> None:
+        """Give the running slot up for a while (the turn waits for its person): it no
+        longer counts against anyone until `take_back`."""
+        self.queue.step_aside(self)
+
+    def take_back(self) -> None:
+        """Ask for a running slot again, ahead of new turns; `wait` until admitted."""
+        self.queue.take_back(self)
 
 
 class TurnQueue:
@@ -155,6 +175,7 @@ class TurnQueue:
         self.slots, self.max_waiting, self.user_slots = slots, max_waiting, user_slots
         self.clock = clock
         self._waiting: deque[TurnSlot] = deque()
+        self._returning: deque[TurnSlot] = deque()  # answered turns taking a slot back
         self._running: list[TurnSlot] = []
         self._per_user: Counter[str] = Counter()
         self._changed = threading.Condition()
@@ -186,9 +207,10 @@ class TurnQueue:
         """
         with self._changed:
             if self.user_slots and self._per_user[user] >= self.user_slots:
-                held = [HeldSlot(slot.conversation, slot in self._waiting)
-                        for slot in [*self._running, *self._waiting] if slot.user == user]  # fmt: skip
-                raise UserLimitReached(held, self.user_slots)
+                queued = [*self._returning, *self._waiting]
+                held = [HeldSlot(slot.conversation, slot in queued)
+                        for slot in [*self._running, *queued] if slot.user == user]  # fmt: skip
+                raise UserLimitReached(held, self.user_slots, user.startswith("ip:"))
             if len(self._waiting) >= self.max_waiting and len(self._running) >= self.slots:
                 raise QueueRefusal(
                     f"The server is full: {len(self._running)} turns are running and "
@@ -207,7 +229,11 @@ class TurnQueue:
             slot: A slot from `join`.
         """
         with self._changed:
-            return self._waiting.index(slot) + 1 if slot in self._waiting else 0
+            if slot in self._returning:
+                return self._returning.index(slot) + 1
+            if slot in self._waiting:
+                return len(self._returning) + self._waiting.index(slot) + 1
+            return 0
 
     def wait(self, slot: TurnSlot, timeout: float) -> bool:
         """Wait up to `timeout` seconds for `slot` to be admitted; True once it is.
@@ -230,16 +256,54 @@ class TurnQueue:
             if slot.left:
                 return
             slot.left = True
-            self._per_user[slot.user] -= 1
-            if self._per_user[slot.user] <= 0:
-                del self._per_user[slot.user]
+            if not slot.aside:  # one aside counts for nobody already
+                self._uncount(slot.user)
             if slot in self._waiting:
                 self._waiting.remove(slot)
+            elif slot in self._returning:
+                self._returning.remove(slot)
             elif slot in self._running:
                 self._running.remove(slot)
                 started = slot.started_at if slot.started_at is not None else self.clock()
                 self._learn(self.clock() - started)
             self._admit()
+
+    def step_aside(self, slot: TurnSlot) -> None:
+        """Take a running `slot` out of the count until `take_back` (nothing otherwise).
+
+        Args:
+            slot: A running slot from `join`.
+        """
+        with self._changed:
+            if slot.left or slot.aside or slot not in self._running:
+                return
+            self._running.remove(slot)
+            self._uncount(slot.user)
+            slot.aside, slot.admitted = True, False
+            self._admit()
+
+    def take_back(self, slot: TurnSlot) -> None:
+        """Put a slot that stepped aside back in line, ahead of new turns; it is admitted
+        once a slot is free and its user runs fewer than `user_slots` turns.
+
+        Args:
+            slot: A slot that stepped aside (anything else: nothing happens).
+        """
+        with self._changed:
+            if slot.left or not slot.aside:
+                return
+            slot.aside = False
+            self._per_user[slot.user] += 1
+            self._returning.append(slot)
+            self._admit()
+
+    def _uncount(self, user: str) -> None:
+        self._per_user[user] -= 1
+        if self._per_user[user] <= 0:
+            del self._per_user[user]
+
+    def _running_for(self, user: str) -> int:
+        return sum(1 for slot in self._running if slot.user == user)
 
     def estimated_wait_s(self, position: int) -> float | None:
         """About how long the turn at `position` waits, from recent turn durations (None
@@ -253,12 +317,24 @@ class TurnQueue:
         return self.average_turn_s * math.ceil(position / self.slots)
 
     def _admit(self) -> None:
-        """Move waiting turns into free running slots, in order (holding the lock)."""
+        """Move waiting turns into free running slots, in order, answered turns first (each
+        once its user runs fewer than `user_slots`: one of them may have started another turn
+        while it waited for them) (holding the lock)."""
+        for slot in list(self._returning):
+            if len(self._running) >= self.slots:
+                break
+            if not self.user_slots or self._running_for(slot.user) < self.user_slots:
+                self._returning.remove(slot)
+                self._start(slot)
         while self._waiting and len(self._running) < self.slots:
-            slot = self._waiting.popleft()
-            slot.admitted, slot.started_at = True, self.clock()
-            self._running.append(slot)
+            self._start(self._waiting.popleft())
         self._changed.notify_all()
+
+    def _start(self, slot: TurnSlot) -> None:
+        if slot.started_at is None:  # one back from aside keeps its start (the average)
+            slot.started_at = self.clock()
+        slot.admitted = True
+        self._running.append(slot)
 
     def _learn(self, seconds: float) -> None:
         if self.average_turn_s is None:

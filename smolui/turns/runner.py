@@ -135,7 +135,7 @@ class TurnRunner:
                 return
             self.save(session, history, "running")
             written = self.files.begin(session) if self.files is not None else None
-            shown = self._approvals(session, agent, history)
+            shown = self._approvals(session, agent, history, admission)
             turn.start(
                 agent,
                 prepared.request,
@@ -163,11 +163,13 @@ class TurnRunner:
             chat = chat + [render_notice(NOT_SAVED_NOTICE, "⚠️")]
         live.publish(chat, done=True)
 
-    def _approvals(self, session: Session, agent: Any, chat: list[Message]) -> TurnApprovals:
+    def _approvals(
+        self, session: Session, agent: Any, chat: list[Message], slot: Admission
+    ) -> TurnApprovals:
         """The turn's chat as pages see it: with approval on for the conversation, the agent
         asks through it (its pending action shown under the steps, and kept in the store)."""
         live = session.live_turn
         if self.config.approvals is None:
             return TurnApprovals(live.publish, chat=chat)
         keep = lambda shown: self.save(session, shown, "running")  # noqa: E731
-        return self.config.approvals.begin_turn(session, agent, live.publish, keep, chat)
+        return self.config.approvals.begin_turn(session, agent, live.publish, keep, chat, slot)

@@ -132,8 +132,9 @@ def panel_adapters(
         return side_text(conversation_id) if side_text is not None else gr.skip()
 
     def refresh(conversation_id: Any, shown: Any, seen: Any) -> tuple:
-        if not is_conversation_id(conversation_id):
-            return (*unchanged, gr.skip(), gr.skip(), gr.skip())
+        if not is_conversation_id(conversation_id):  # a new chat, before its first message
+            switch = (_default_switch(approvals), None) if seen is not None else (gr.skip(),) * 2
+            return (*unchanged, *switch, gr.skip())
         switch = (gr.skip(), gr.skip())
         if conversation_id != seen:  # another conversation: its own switch
             switch = (_switch(approvals, conversation_id), conversation_id)
@@ -190,6 +191,28 @@ def panel_adapters(
     return handlers
 
 
+def _default_switch(approvals: Any) -> Any:
+    """The switch as a conversation without its own setting has it (a new chat)."""
+    import gradio as gr
+
+    if approvals.required:
+        return gr.Checkbox(value=True, interactive=False, label=REQUIRED_LABEL)
+    return gr.Checkbox(value=approvals.default_enabled(), interactive=True, label=SWITCH_LABEL)
+
+
+def show_default(switch: Any, approvals: Any) -> None:
+    """Paint the switch as the app's default from the page's first paint (before the
+    conversation's own setting arrives), instead of unticked while `--approve` asks anyway.
+
+    Args:
+        switch: The checkbox (`approval_switch`), not yet rendered.
+        approvals: The app's `smolui.approvals.ChatApprovals`.
+    """
+    switch.value = approvals.required or approvals.default_enabled()
+    if approvals.required:
+        switch.interactive, switch.label = False, REQUIRED_LABEL
+
+
 def _switch(approvals: Any, conversation_id: str) -> Any:
     """The switch as the conversation has it; on and fixed where the server requires it."""
     import gradio as gr
@@ -224,6 +247,9 @@ def wire_approvals(panel: ApprovalPanel | None, chatbot: Any, conversation_id: A
     if panel is None or approvals is None:
         return
     import gradio as gr
+
+    if panel.switch is not None:
+        show_default(panel.switch, approvals)
 
     handlers = panel_adapters(approvals, side_text if side_panel is not None else None)
     follow = handlers.pop("follow")  # a streaming handler: not wrapped

@@ -1,13 +1,14 @@
 """A turn that waits for the person's approval, as the person meets it elsewhere on the page:
 its step stops spinning and says it waits, the side panel says it waits for their approval
-(not "answering"), and a message sent in another conversation meanwhile is refused with the
-waiting conversation's title and what to do. Real store and agents, as in
+(not "answering"), and the wait holds no turn slot: a message sent in another conversation
+meanwhile runs, and the answered turn takes a slot back (waiting in line, saying so). Real store and agents, as in
 `test_approvals_turn.py`; the queue holds one turn per person, as the app's default."""
 
 from __future__ import annotations
 
 import threading
 
+from agents.models.scripted import ScriptedReply
 from smolui.approvals.waiting import TurnApprovals
 from smolui.render.approval import PAUSED_LOG
 from smolui.render.panel import AWAITING_APPROVAL, IDLE, RUNNING
@@ -61,28 +62,58 @@ def test_pages_see_the_step_paused_while_the_store_keeps_it_as_it_runs():
     assert published[-1] == [step], "answered: the step runs (and spins) again"
 
 
-def test_another_conversation_is_refused_naming_the_one_that_waits_for_approval(make_app):
+def test_a_turn_waiting_for_approval_locks_nobody_out_and_goes_on_once_answered(make_app):
     app = make_app([PROPOSED])
     app.chat.admission = TurnAdmission(queue=TurnQueue(slots=4, user_slots=1))
     first, chats, thread = app.start(QUESTION)
     pending = waiting_for(app, first)
+    app.replies = ["<code>\nfinal_answer('72')\n</code>"]  # the other conversation's agent
     owner = app.registry.get(first).owner
-    title = app.keeper.find(owner, first).title
     second, chat, _, _ = app.pages.new_chat({"owner": owner, "current": first}, page="p1")
     assert second != first
 
-    refused = texts(app.send("And eight times nine?", second, chat))
-    assert f"“{title}” is waiting for your approval" in refused, refused
-    assert "run or skip the action shown there, or stop that turn" in refused
-    assert "Nothing was run." in refused
+    # The waiting turn gave its slot up: a message in another conversation runs (up to its
+    # own action, which waits too) instead of being refused.
+    sent = threading.Thread(target=app.send, args=("And eight times nine?", second, chat))
+    sent.start()
+    asks = waiting_for(app, second)
+    assert app.approvals.answer(second, asks.id, "run").ok
+    sent.join(60)
+    assert not sent.is_alive()
 
     assert app.approvals.answer(first, pending.id, "run").ok
     thread.join(60)
     assert "The answer is 42." in texts(chats[-1])
-    # The slot is free again: the same message now runs (up to its own action, which waits).
-    app.replies = ["<code>\nfinal_answer('72')\n</code>"]
-    sent = threading.Thread(target=app.send, args=("And eight times nine?", second, chat))
+
+
+def test_an_answered_turn_waits_in_line_for_the_persons_other_turn_and_says_so(make_app):
+    app = make_app([PROPOSED])
+    app.chat.admission = TurnAdmission(queue=TurnQueue(slots=4, user_slots=1))
+    first, chats, thread = app.start(QUESTION)
+    pending = waiting_for(app, first)
+    # The other conversation's turn runs, its model call held open by the test.
+    reached, gate = threading.Event(), threading.Event()
+    app.replies = [ScriptedReply("<code>\nfinal_answer('72')\n</code>", reached=reached,
+                                 gate=gate)]  # fmt: skip
+    owner = app.registry.get(first).owner
+    second, chat, _, _ = app.pages.new_chat({"owner": owner, "current": first}, page="p1")
+    said: list = []
+    sent = threading.Thread(
+        target=lambda: said.append(app.send("And eight times nine?", second, chat))
+    )
     sent.start()
+    wait_for(lambda: reached.is_set() or said, "the other turn runs or is refused")
+    assert reached.is_set(), f"refused while the first waits for approval: {said}"
+
+    assert app.approvals.answer(first, pending.id, "run").ok
+    live = app.registry.get(first).live_turn
+    wait_for(lambda: "goes on as soon as a turn slot is free" in str(live.shown_to(None)),
+             "the answered turn says it waits for a slot")  # fmt: skip
+    assert not any("The answer is 42." in texts(c) for c in chats), "nothing ran meanwhile"
+
+    gate.set()  # the other turn reaches its own action and steps aside in turn
+    thread.join(60)
+    assert "The answer is 42." in texts(chats[-1])
     asks = waiting_for(app, second)
     assert app.approvals.answer(second, asks.id, "run").ok
     sent.join(60)

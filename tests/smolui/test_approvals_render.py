@@ -18,6 +18,7 @@ from smolui.render.approval import (
     render_pending_approval,
 )
 from smolui.render.export import to_json, to_markdown
+from smolui.render.messages import message
 
 
 def test_the_setting_reads_keywords_and_tool_names_from_the_flag_or_the_environment():
@@ -69,9 +70,26 @@ def test_while_an_action_waits_the_running_step_stops_spinning_and_says_it_waits
     user = {"role": "user", "content": "go"}
     shown = paused([user, done, step, child])
     assert shown[:2] == [user, done]
-    assert shown[2]["metadata"] == {"title": "Step 1 · thinking…", "id": "t-1", "log": PAUSED_LOG}
+    assert shown[2]["metadata"] == {"title": "Step 1 · waits for your approval", "id": "t-1",
+                                    "log": PAUSED_LOG}  # fmt: skip
     assert shown[3]["metadata"] == {"title": "Output", "id": "t-1.o", "parent_id": "t-1"}
     assert step["metadata"]["status"] == "pending", "the turn's own chat is left as it was"
+
+
+def test_a_waiting_step_shows_its_thought_and_code_once_in_the_card_without_raw_markers():
+    code = "result = 6 * 7\nfinal_answer(result)"
+    said = f"Thought: I multiply.\n<code>\n{code}\n</code>"
+    stamp = '<span class="step-clock since-1700000000000"></span>'
+    step = message("", title=f"Step 1 · thinking…{stamp}", id="t-1", status="pending")
+    thought = message(said, title="Thought", id="t-1.t", parent_id="t-1")
+    block = message(f"```python\n{code}\n```", title="Code", id="t-1.c0", parent_id="t-1")
+    card = render_pending_approval("a1", "code", 1, code, None, None, said)
+    shown = paused([step, thought, block]) + [card]
+    assert [m["metadata"]["title"] for m in shown] == ["Step 1 · waits for your approval",
+                                                       WAITING_TITLE]  # fmt: skip
+    text = "\n".join(m["content"] for m in shown)
+    assert text.count("result = 6 * 7") == 1, text
+    assert "Thought:" not in text and "<code>" not in text and "I multiply." in text
 
 
 def test_each_answer_shows_on_its_step_and_in_the_exports():
