@@ -28,6 +28,7 @@ from smolui.turns.runner import STOP_NOTE
 from smolui.uploads import UploadPolicy
 from tests.e2e.harness import free_port
 from tests.smolui.app_process import AppProcess
+from tests.smolui.test_sigterm import _ready
 from tests.waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,15 +40,6 @@ WORKING_STEP = {
     "content": "Thought: still counting.\n<code>\nprint('counted')\n</code>",
     "delay": 1.0,
 }
-
-
-def _ready(url: str, process: subprocess.Popen) -> bool:
-    """Whether /readyz answers 200 (fails at once when the app has exited)."""
-    assert process.poll() is None, f"app.py exited with {process.returncode}"
-    try:
-        return httpx.get(url, timeout=10).status_code == 200
-    except httpx.TransportError:
-        return False
 
 
 def _start_app(tmp_path: Path, port: int) -> subprocess.Popen:
