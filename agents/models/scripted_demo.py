@@ -43,7 +43,29 @@ _TABLE_ANSWER = (
     "Thought: The plot shows every month's total; the best month is in its title. "
     "I will answer with the plot.\n<code>\nfinal_answer(fig)\n</code>"
 )
+# A document attached to the task: what it is and where (the upload note's line for it).
+_DOCUMENT_STEP = (
+    _INTRO + "A document is attached: I cannot read it as a language model would, but I can "
+    "show a step that opens it with the read_document tool and counts its words.\n<code>\n"
+    "name = {name!r}\ntext = read_document({path!r})\n"
+    "words = len(text.split())\n"
+    "print(text[:1500])\n"
+    "print('...')\nprint(f'{{words:,}} words read.')\n</code>"
+)
+_DOCUMENT_ANSWER = (
+    "Thought: The document was read. As a scripted demo I cannot summarize it or compute from "
+    "it, so I will say so.\n<code>\n"
+    "final_answer(f'This is the scripted demo, not a language model: it cannot summarize '\n"
+    "             f'{name} or work out what you asked. It opened the document and read '\n"
+    "             f'{words:,} words (its start is in the step above). Pick a real model '\n"
+    "             '(for example --model local) for a real answer.')\n</code>"
+)
 _CSV_PATH = re.compile(r"pd\.read_csv\((['\"])(?P<path>[^'\"]+?\.csv)\1")
+_DOCUMENT = re.compile(
+    r'^- "(?P<name>[^"\n]+)": (?:PDF|Word document|[^,\n]*text file),[^\n]*?; '
+    r"path: (?P<path>[^\n]+?)\.(?: |$)",
+    re.MULTILINE,
+)
 
 
 def _attached_csv(messages: list[dict[str, Any]]) -> str | None:
@@ -55,13 +77,31 @@ def _attached_csv(messages: list[dict[str, Any]]) -> str | None:
     return None
 
 
+def _attached_document(messages: list[dict[str, Any]]) -> tuple[str, str] | None:
+    """The name and path of the latest document (PDF, Word, text) the upload note lists."""
+    for item in reversed(messages):
+        found = list(_DOCUMENT.finditer(content_text(item.get("content"))))
+        if found:
+            return found[-1]["name"], found[-1]["path"]
+    return None
+
+
 def _first_step(messages: list[dict[str, Any]]) -> str:
     path = _attached_csv(messages)
-    return _TABLE_STEP.format(path=path) if path else _SQUARES_STEP
+    if path:
+        return _TABLE_STEP.format(path=path)
+    document = _attached_document(messages)
+    if document:
+        return _DOCUMENT_STEP.format(name=document[0], path=document[1])
+    return _SQUARES_STEP
 
 
 def _second_step(messages: list[dict[str, Any]]) -> str:
-    return _TABLE_ANSWER if _attached_csv(messages) else _SQUARES_ANSWER
+    if _attached_csv(messages):
+        return _TABLE_ANSWER
+    if _attached_document(messages):
+        return _DOCUMENT_ANSWER
+    return _SQUARES_ANSWER
 
 
 _JSON_HELP = (
@@ -73,7 +113,8 @@ _JSON_HELP = (
 
 def demo_model(**kwargs: Any) -> ScriptedModel:
     """A `ScriptedModel` playing a two-step CodeAgent demo, again and again: it plots the
-    monthly totals of an attached CSV (and answers with the plot), or else plots squares.
+    monthly totals of an attached CSV (and answers with the plot), opens an attached document
+    and counts its words (and says it cannot summarize it), or else plots squares.
 
     Args:
         **kwargs: `ScriptedModel` options (`delay`, `chunk_size`, ...).

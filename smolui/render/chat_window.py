@@ -79,7 +79,10 @@ def turns_kept(size: int) -> int:
 
 def earlier_start(chat: list[Message], start: int, size: int) -> int:
     """Where the window opens once the person asks for earlier messages: about `size`
-    messages before `start`, on a turn's first message (at least one turn earlier).
+    messages before `start` as the person counts them (questions and answers, as
+    `messages_seen`; a step's blocks are part of its answer), on a turn's first message, at
+    least one turn earlier. Counting every block would bring back two questions of a chat
+    whose answers take several steps.
 
     Args:
         chat: The conversation's messages.
@@ -89,7 +92,12 @@ def earlier_start(chat: list[Message], start: int, size: int) -> int:
     before = [s for s in turn_starts(chat) if s < start]
     if size <= 0 or not before:
         return 0
-    return next((s for s in before if s >= start - size), before[-1])
+    chosen = before[-1]
+    for turn in reversed(before[:-1]):
+        if messages_seen(chat[turn:start]) > size:
+            break
+        chosen = turn
+    return chosen
 
 
 def full_index(start: int, index: int) -> int:

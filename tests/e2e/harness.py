@@ -128,6 +128,7 @@ class ScriptedApp:
         from agents.loop.code_agent import CodeAgent
         from agents.models.scripted import ScriptedModel
         from agents.observability.console import LogLevel
+        from tools.toolbox import app_tools
 
         model = ScriptedModel(self.script(), **self.model_options)
         from smolui.uploads.folders import work_folder
@@ -137,8 +138,10 @@ class ScriptedApp:
             if self.settings.executor == "sandbox"
             else {}
         )
+        # The app's own tools (unit conversion, the document tools), as the real app gives.
+        tools = [self._wait_tool(), *app_tools(upload_dir)]
         agent = CodeAgent(
-            [self._wait_tool()], model, executor_type=self.settings.executor,
+            tools, model, executor_type=self.settings.executor,
             executor_kwargs=executor_kwargs, max_steps=self.settings.max_steps,
             stream_outputs=True, verbosity_level=LogLevel.OFF,
             additional_authorized_imports=["PIL", "PIL.*"],

@@ -24,7 +24,8 @@ SWITCHER = f"{CHAT} .smolui-versions"
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ScriptedApp]:
     """The real app whose page holds one turn at a time (a turn is at least 4 messages: the
-    person's, a step, the answer and its footer)."""
+    person's, a step, the answer and its footer), and whose "Earlier messages" brings back
+    4 messages as a person counts them: two questions and their answers."""
     server = ScriptedApp(tmp_path_factory.mktemp("uploads"), chat_window=4).start()
     yield server
     server.stop()
@@ -70,18 +71,20 @@ def test_a_long_chat_loads_its_last_messages_first_and_acts_on_the_right_one(app
     expect(page.locator(MESSAGE_BOX)).to_be_enabled()
     expect(bot(page, "Delta answered.")).to_be_visible()
     expect(bot(page, "Alpha answered.")).to_have_count(0)
-    for _ in WORDS[1:]:
-        show_earlier(page)
+    show_earlier(page)  # bravo and charlie, with their answers
+    expect(bot(page, "Bravo answered.")).to_be_visible()
+    expect(bot(page, "Alpha answered.")).to_have_count(0)
+    show_earlier(page)  # alpha
     for word in WORDS:
         expect(bot(page, f"{word.title()} answered.")).to_be_visible()
     expect(earlier_button(page)).to_be_hidden()
 
-    # Scrolled back part-way: the window opens on "charlie", the conversation's third turn.
+    # Scrolled back part-way: the window opens on "bravo", the conversation's second turn.
     page.reload()
     expect(page.locator(MESSAGE_BOX)).to_be_enabled()
     show_earlier(page)
     first = page.locator(USER_ROWS).first
-    expect(first).to_contain_text("charlie")
+    expect(first).to_contain_text("bravo")
     first.hover()
     first.locator('button[aria-label="Edit"]').click()
     page.locator(f"{CHAT} textarea").fill("Tell me about echo.")
@@ -89,17 +92,17 @@ def test_a_long_chat_loads_its_last_messages_first_and_acts_on_the_right_one(app
     expect(bot(page, "Echo answered.")).to_be_visible()
     expect(page.locator(MESSAGE_BOX)).to_be_enabled()
     expect(bot(page, "Delta answered.")).to_have_count(0)
-    # The edit replaced "charlie" (not the message at that place in the page's count).
+    # The edit replaced "bravo" (not the message at that place in the page's count).
     show_earlier(page)
-    expect(page.locator(USER_ROWS, has_text="bravo")).to_be_visible()
-    expect(page.locator(USER_ROWS, has_text="charlie")).to_have_count(0)
+    expect(page.locator(USER_ROWS, has_text="alpha")).to_be_visible()
+    expect(page.locator(USER_ROWS, has_text="bravo")).to_have_count(0)
     expect(page.locator(SWITCHER)).to_contain_text("2/2")
 
     # Back to the old version: the switcher is on the edited message, wherever it sits.
     page.get_by_role("button", name="Previous version").click()
     expect(bot(page, "Delta answered.")).to_be_visible()
     expect(bot(page, "Echo answered.")).to_have_count(0)
-    expect(page.locator(USER_ROWS, has_text="charlie")).to_be_visible()
+    expect(page.locator(USER_ROWS, has_text="bravo")).to_be_visible()
     expect(page.locator(SWITCHER)).to_contain_text("1/2")
 
     # Retry while scrolled back: the last answer is made again, the others stay.

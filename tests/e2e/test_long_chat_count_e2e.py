@@ -1,6 +1,6 @@
 """A long conversation's "Earlier messages (N)" counts what a person sees as messages, in
 Chromium (issue 31): their messages and the answers, not the thoughts, code and logs of
-each step."""
+each step; and a click brings back that many, however many steps the answers took."""
 
 from __future__ import annotations
 
@@ -48,7 +48,10 @@ def test_earlier_messages_counts_questions_and_answers(small_window_app, open_pa
     expect(earlier).to_have_text("↑ Earlier messages (4)")
     page.reload()
     expect(earlier).to_have_text("↑ Earlier messages (4)", timeout=120_000)
+    # A click brings back 4 messages as counted (the window's size), whatever their steps
+    # hold: here both turns, and nothing is left to bring.
     earlier.click()
+    expect(bot(page, "Alpha answered.")).to_be_visible()
     expect(bot(page, "Bravo answered.")).to_be_visible()
-    expect(earlier).to_have_text("↑ Earlier messages (2)")
-    expect(page.locator(f"{CHAT} .message-row.user-row")).to_have_count(2)
+    expect(earlier).to_be_hidden()
+    expect(page.locator(f"{CHAT} .message-row.user-row")).to_have_count(3)

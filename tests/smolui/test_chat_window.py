@@ -67,18 +67,35 @@ def test_the_window_keeps_the_message_acted_on():
 
 
 def test_earlier_messages_come_a_window_at_a_time_down_to_the_first():
-    chat = turns(10)
+    chat = turns(10, answers=1)  # a question and its answer: 2 messages a turn
     start = window_start(chat, 10)
     seen = [start]
     while start > 0:
         start = earlier_start(chat, start, 10)
         seen.append(start)
-    assert seen == [32, 24, 16, 8, 0]
+    assert seen == [10, 0]  # 5 turns a click
+
+
+def test_earlier_messages_count_what_the_person_sees_not_the_steps_blocks():
+    # Turns of a question, three steps of four blocks each, the answer and its footer.
+    chat: list[dict] = []
+    for n in range(12):
+        steps = [
+            {"role": "assistant", "content": part, "metadata": {"title": "Step", "id": f"{n}.{k}"}}
+            for k in range(3)
+            for part in ("thought", "code", "output", "log")
+        ]
+        chat += [user(f"q{n}"), *steps, bot(f"answer {n}"), bot("<sub>3 steps</sub>")]
+    start = turn_starts(chat)[-1]
+    earlier = earlier_start(chat, start, 20)
+    assert messages_seen(chat[earlier:start]) == 20  # ten questions and ten answers
+    assert turn_starts(chat).index(earlier) == 1
 
 
 def test_earlier_messages_bring_at_least_one_turn():
     chat = turns(3, answers=20)  # 21 messages a turn: more than a window
     assert earlier_start(chat, 42, 10) == 21
+    assert earlier_start(chat, 42, 1) == 21  # one turn, however small the window
     assert earlier_start(chat, 0, 10) == 0
     assert earlier_start(chat, 42, 0) == 0  # no window: everything
 
