@@ -12,7 +12,9 @@ key in its storage, not in a cookie, so the key in the link stays the rule.
 
 from __future__ import annotations
 
+import re
 import tempfile
+import unicodedata
 import zipfile
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -27,6 +29,10 @@ ZIP_CHUNK = 64 * 1024
 SPOOL_BYTES = 8 * 1024 * 1024  # a zip larger than this is spooled to disk while it streams
 NOT_FOUND = "No such file."
 SIGN_IN_NEEDED = "Sign in to this app as the owner of this conversation to download its files."
+ZIP_FALLBACK = "smolui-files"  # the zip's name when the title gives nothing a file may be named
+ZIP_NAME_CHARS = 80
+# Characters no file may hold on one system or another (Windows is the strictest).
+_NOT_IN_NAMES = re.compile(r'[\\/:*?"<>|]+')
 
 
 def attachment(name: str) -> dict[str, str]:
@@ -91,8 +97,9 @@ def file_router(outputs: Callable[[], Any], viewer: Viewer | None = None) -> Any
         refusal = refused(request, pairs[0][0].owner)
         if refusal is not None:
             return refusal
+        name = zip_name(outputs().title_of(batch))
         return StreamingResponse(
-            _zipped(pairs), media_type="application/zip", headers=attachment("files.zip")
+            _zipped(pairs), media_type="application/zip", headers=attachment(name)
         )
 
     @router.get(FILES_PREFIX + "/{batch}/{key}/{file_id}/{name}", include_in_schema=False)
@@ -110,6 +117,23 @@ def file_router(outputs: Callable[[], Any], viewer: Viewer | None = None) -> Any
         )
 
     return router
+
+
+def zip_name(title: str | None) -> str:
+    """The zip's file name, after the conversation's title: "Monthly sales - files.zip".
+
+    Characters a file name may not hold (control characters, `/ \\ : * ? " < > |`) become
+    spaces; a title with no letter or digit left (empty, only punctuation, unknown) gives
+    "smolui-files.zip".
+
+    Args:
+        title: The conversation's title, or None when unknown.
+    """
+    text = "".join(" " if unicodedata.category(c)[0] == "C" else c for c in str(title or ""))
+    text = " ".join(_NOT_IN_NAMES.sub(" ", text).split())[:ZIP_NAME_CHARS].strip(" .")
+    if not any(c.isalnum() for c in text):
+        return f"{ZIP_FALLBACK}.zip"
+    return f"{text} - files.zip"
 
 
 def _zipped(pairs: list[tuple[Any, Any]]) -> Iterator[bytes]:
@@ -140,4 +164,4 @@ def _unique(name: str, used: set[str]) -> str:
     return candidate
 
 
-__all__ = ["FILES_PREFIX", "attachment", "file_router", "is_browser_key"]
+__all__ = ["FILES_PREFIX", "attachment", "file_router", "is_browser_key", "zip_name"]

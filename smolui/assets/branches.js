@@ -4,7 +4,8 @@
   // message's role and the person's turn it belongs to (an answer: the turn it answers),
   // which is how it is found among the chat's rows. A click asks the server through a
   // hidden button; the chat it sends back is the branch now shown. From the keyboard: Tab to
-  // an arrow, then Enter, Space or the left and right arrow keys.
+  // an arrow, then Enter, Space or the left and right arrow keys. Also the keys of the inline
+  // edit of a message of the person's (Enter sends it, Escape cancels).
   let versions = [];
   window.smoluiVersionRequest = null;
   const style = document.createElement("style");
@@ -172,6 +173,24 @@
     running = now;
     return ended;
   };
+  // The inline edit of a message of the person's answers the keys of other chat apps: Enter
+  // sends the edit, Shift+Enter makes a new line, Escape cancels (gradio sends it only from
+  // its ✓ button). Its ✓ and ✕ are the first two buttons of the edited row's panel, named in
+  // the browser's language: found by place, not by name.
+  document.addEventListener("keydown", (event) => {
+    const box = event.target;
+    if (!box.matches || !box.matches("#chat textarea.edit-textarea")) return;
+    if (event.isComposing || event.altKey || event.ctrlKey || event.metaKey) return;
+    const send = event.key === "Enter" && !event.shiftKey;
+    if (!send && event.key !== "Escape") return;
+    const row = box.closest(".message-row");
+    const [submit, cancel] = row ? row.querySelectorAll(".message-buttons button") : [];
+    const button = send ? submit : cancel;
+    if (!button) return;
+    event.preventDefault();
+    event.stopPropagation();  // Escape here is not the page's "stop the turn"
+    if (!button.disabled) button.click();  // disabled while a turn runs, as gradio has it
+  }, true);
   // gradio redraws the chat's rows as it streams: the switchers are put back.
   setInterval(() => {
     if (turnEnded()) shown = null;

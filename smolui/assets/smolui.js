@@ -49,15 +49,22 @@
     }
   }, true);
   // Delete and Delete all ask the same way (a button pressed with Enter or Space is a
-  // click too, so the keyboard gets the same question). Delete names the conversation.
-  const DELETE_QUESTION = "Delete this conversation? It cannot be undone.";
-  const DELETE_ALL_QUESTION = "Delete all your conversations? They cannot be brought back.";
+  // click too, so the keyboard gets the same question). Delete names the conversation by its
+  // title, its date said once after it: the list's label is "<title> · <date>"
+  // (smolui/handlers/conversations.py), and the date never holds " · ".
+  const UNDONE = "This cannot be undone.";
+  const DELETE_QUESTION = `Delete this conversation? ${UNDONE}`;
+  const DELETE_ALL_QUESTION = `Delete all your conversations? ${UNDONE}`;
   const deleteQuestion = (target) => {
     if (target.closest(".delete-all-button")) return DELETE_ALL_QUESTION;
     if (!target.closest(".conversation-manage .delete-button")) return null;
     const label = document.querySelector(".conversation-list input:checked")?.closest("label");
-    const title = label ? label.textContent.trim() : "";
-    return title ? "Delete \u201c" + title + "\u201d? It cannot be undone." : DELETE_QUESTION;
+    const text = label ? label.textContent.trim() : "";
+    if (!text) return DELETE_QUESTION;
+    const cut = text.lastIndexOf(" · ");
+    const title = cut > 0 ? text.slice(0, cut) : text;
+    const when = cut > 0 ? ` (${text.slice(cut + 3)})` : "";
+    return `Delete \u201c${title}\u201d${when}? ${UNDONE}`;
   };
   document.addEventListener("click", (event) => {
     const target = event.target.closest ? event.target : event.target.parentElement;

@@ -16,6 +16,7 @@ from smolui.auth import Identity
 from smolui.conversations.branches import Branches, answer_keeper
 from smolui.conversations.keeper import ConversationKeeper
 from smolui.observability.observer import NoTurnObserver, TurnObserver
+from smolui.render.downloads import place_files
 from smolui.render.messages import Message, PassingNotice, render_notice
 from smolui.sessions import ConversationUnavailableError, Session, SessionRegistry
 from smolui.sessions.model_choice import fall_back_if_gone
@@ -365,6 +366,8 @@ class ChatHandlers:
         files = session.files if session is not None else []
         reading = [os.path.basename(path) for path in pending.files] if pending is not None else []
         kept = self.files.kept(session) if self.files is not None and session is not None else []
+        if kept and self.files is not None:  # which message's turn wrote each (chat read then)
+            kept = place_files(kept, self._stored_chat(session), self.files.url_prefix)
         config = self.config
         picked = session.model if session is not None else None
         if picked is not None and not config.model_available(picked):

@@ -1,5 +1,7 @@
 """The message under an answer that offers the files the agent's code wrote for download,
-and the same links as the side panel lists them.
+and the same links as the side panel lists them, each saying which of the person's messages
+its turn answered ("report.csv · message 3"): a conversation's turns may write files of the
+same name.
 
 Each link goes through the app's own route (`smolui.api.file_routes`), never gradio's file
 cache: `<prefix>/<batch>/<key>/<id>/<name>` for one file, `<prefix>/<batch>/<key>/all.zip`
@@ -9,6 +11,8 @@ for all of them.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
@@ -17,6 +21,21 @@ from smolui.render.messages import Message, render_notice
 HEADING = "**Files this turn wrote**"
 ZIP_LABEL = "Download all (.zip)"
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~])")
+OTHER_BRANCH = "another branch"  # a turn whose message is not on the branch shown
+
+
+@dataclass(frozen=True)
+class PlacedFile:
+    """A stored file as the side panel lists it, with where its turn is in the chat shown.
+
+    Args:
+        file: The stored file (an `OutputFile`: its batch, key, id, name and size).
+        place: "message 3" (the person's third message asked for it), `OTHER_BRANCH`, or ""
+            when the chat could not be read.
+    """
+
+    file: Any
+    place: str = ""
 
 
 def file_size(size: int) -> str:
@@ -51,25 +70,70 @@ def render_downloads(files: list[Any], prefix: str) -> Message:
         files: Stored files of one turn (`OutputFile`s), not empty.
         prefix: The download route's prefix.
     """
-    lines = [HEADING, "", *file_lines(files, prefix)]
+    lines = [HEADING, "", *file_lines(files, prefix)]  # under its own turn: no place said
     if len(files) > 1:
         first = files[0]
         lines += ["", f"[{ZIP_LABEL}]({prefix}/{first.batch}/{first.key}/all.zip)"]
     return {"role": "assistant", "content": "\n".join(lines)}
 
 
-def file_lines(files: list[Any], prefix: str) -> list[str]:
-    """One Markdown list item per file: its name as a download link, and its size.
+def file_lines(files: Sequence[Any], prefix: str) -> list[str]:
+    """One Markdown list item per file: its name (and its place, for a `PlacedFile`) as a
+    download link, so that a link's accessible name tells same-named files apart, and its
+    size.
 
     Args:
-        files: Stored files (`OutputFile`s).
+        files: Stored files (`OutputFile`s, or `PlacedFile`s for the side panel).
         prefix: The download route's prefix.
     """
     lines = []
-    for file in files:
-        label = _MARKDOWN_SPECIAL.sub(r"\\\1", file.name)
+    for item in files:
+        file, place = (item.file, item.place) if isinstance(item, PlacedFile) else (item, "")
+        label = _MARKDOWN_SPECIAL.sub(r"\\\1", file.name) + (f" · {place}" if place else "")
         lines.append(f"- [{label}]({file_url(prefix, file)}) · {file_size(file.size)}")
     return lines
+
+
+def place_files(files: Sequence[Any], chat: list[Any] | None, prefix: str) -> list[PlacedFile]:
+    """The files with the place of the turn that wrote each in the chat shown (for the side
+    panel, which lists every turn's files).
+
+    Args:
+        files: Stored files of the conversation (`OutputFile`s).
+        chat: The chat shown (the branch shown), or None when it could not be read.
+        prefix: The download route's prefix (the chat's download lists link under it).
+    """
+    if chat is None:
+        return [PlacedFile(file) for file in files]
+    messages = turn_messages(chat, prefix)
+    return [
+        PlacedFile(
+            file, f"message {messages[file.batch]}" if file.batch in messages else OTHER_BRANCH
+        )
+        for file in files
+    ]
+
+
+def turn_messages(chat: list[Any], prefix: str) -> dict[str, int]:
+    """batch -> the number of the person's message (1 for the first) whose turn wrote it,
+    read from the download lists in the chat: each follows its own turn's answer.
+
+    Args:
+        chat: The chat shown.
+        prefix: The download route's prefix.
+    """
+    batch_in_link = re.compile(r"\]\(" + re.escape(prefix) + r"/([^/)]+)/")
+    found: dict[str, int] = {}
+    number, previous = 0, None
+    for message in chat:
+        role = message.get("role") if isinstance(message, dict) else None
+        if role == "user" and previous != "user":  # a message's files and text: one message
+            number += 1
+        previous = role
+        if number and is_downloads(message, prefix):
+            for batch in batch_in_link.findall(_text(message)):
+                found.setdefault(batch, number)
+    return found
 
 
 def render_not_kept(reason: str) -> Message:
@@ -89,18 +153,27 @@ def is_downloads(message: Any, prefix: str) -> bool:
         message: A chat message.
         prefix: The download route's prefix.
     """
-    content = message.get("content") if isinstance(message, dict) else None
-    text = content if isinstance(content, str) else ""
-    if isinstance(content, list):  # gradio's normalized blocks
-        text = " ".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    text = _text(message)
     return text.startswith(HEADING) and f"]({prefix}/" in text
 
 
+def _text(message: Any) -> str:
+    """A chat message's text (none for a file)."""
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list):  # gradio's normalized blocks
+        return " ".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    return content if isinstance(content, str) else ""
+
+
 __all__ = [
+    "OTHER_BRANCH",
+    "PlacedFile",
     "file_lines",
     "file_size",
     "file_url",
     "is_downloads",
+    "place_files",
     "render_downloads",
     "render_not_kept",
+    "turn_messages",
 ]

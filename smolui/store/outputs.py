@@ -235,6 +235,22 @@ class OutputFiles:
         pairs = [(file, place / str(position)) for position, file in enumerate(files)]
         return [(file, path) for file, path in pairs if path.is_file()]
 
+    def title_of(self, batch: str) -> str | None:
+        """The title of the conversation a batch belongs to (None: no such batch), for the
+        zip's name.
+
+        Args:
+            batch: The batch id from a link whose key was already checked.
+        """
+        query = (
+            select(Conversation.title)
+            .join(OUTPUT_FILES, OUTPUT_FILES.c.conversation_id == Conversation.id)
+            .where(OUTPUT_FILES.c.batch == batch)
+            .limit(1)
+        )
+        with self.engine.connect() as connection:
+            return connection.execute(query).scalar()
+
     def _batch_dir(self, batch: str) -> Path | None:
         """Where a batch's bytes are (None: no such batch)."""
         query = (

@@ -13,7 +13,14 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from smolui.api.file_routes import FILES_PREFIX, file_router
-from smolui.render.downloads import file_url, is_downloads, render_downloads
+from smolui.render.downloads import (
+    OTHER_BRANCH,
+    file_lines,
+    file_url,
+    is_downloads,
+    place_files,
+    render_downloads,
+)
 from smolui.store import UploadInfo, open_store
 from smolui.store.files import work_folder
 from smolui.store.outputs import OutputFiles
@@ -150,3 +157,77 @@ def test_the_quota_is_a_setting_with_a_default_and_a_clear_refusal_when_negative
     chosen = settings_from_args([], {"SMOLUI_OWNER_QUOTA_MB": "5"})
     assert chosen.owner_quota_mb == 5.0 and validate(chosen) is None
     assert "owner_quota_mb" in validate(chosen.with_changes(owner_quota_mb=-1))
+
+
+def test_the_zip_is_named_after_the_conversation_s_title(store, tmp_path):
+    outputs = outputs_of(store)
+    files = outputs.keep("c1", "alice", "fa", written(tmp_path, {"a.txt": b"A", "b.txt": b"B"}))
+    app = FastAPI()
+    app.include_router(file_router(lambda: outputs))
+    client = TestClient(app)
+    url = f"{FILES_PREFIX}/{files.files[0].batch}/{files.files[0].key}/all.zip"
+
+    def saved_as() -> str:
+        answer = client.get(url)
+        assert answer.status_code == 200
+        return answer.headers["content-disposition"]
+
+    assert saved_as().startswith('attachment; filename="Write a report - files.zip"')
+    store.rename("alice", "c1", "Sales: Q3/Q4 <draft>?")
+    assert 'filename="Sales Q3 Q4 draft - files.zip"' in saved_as()
+    store.rename("alice", "c1", "Ventes d’été")
+    disposition = saved_as()
+    assert "filename*=UTF-8''Ventes%20d%E2%80%99%C3%A9t%C3%A9%20-%20files.zip" in disposition
+    store.rename("alice", "c1", "???")
+    assert saved_as().startswith('attachment; filename="smolui-files.zip"')
+
+
+@pytest.mark.parametrize(
+    ("title", "name"),
+    [
+        ("Monthly sales", "Monthly sales - files.zip"),
+        ("  a\tb\nc  ", "a b c - files.zip"),
+        ("..", "smolui-files.zip"),
+        ("", "smolui-files.zip"),
+        (None, "smolui-files.zip"),
+        ("x" * 300, "x" * 80 + " - files.zip"),
+    ],
+)
+def test_a_zip_name_is_safe_for_any_title(title, name):
+    from smolui.api.file_routes import zip_name
+
+    assert zip_name(title) == name
+
+
+def test_the_panel_says_which_message_s_turn_wrote_each_same_named_file(store, tmp_path):
+    # Three turns on the branch shown (the second wrote nothing; the third was sent with a
+    # file), and a turn of another branch: all wrote report.csv.
+    outputs = outputs_of(store)
+    first, third, elsewhere = (
+        outputs.keep("c1", "alice", "fa", written(tmp_path / str(n), {"report.csv": b"x"}))
+        .files[0]
+        for n in range(3)
+    )  # fmt: skip
+    chat = [
+        {"role": "user", "content": "Write the report"},
+        {"role": "assistant", "content": "Written."},
+        render_downloads([first], FILES_PREFIX),
+        {"role": "user", "content": "Thanks"},
+        {"role": "assistant", "content": "You are welcome."},
+        {"role": "user", "content": {"path": "/uploads/march.csv"}},
+        {"role": "user", "content": [{"type": "text", "text": "Again with March"}]},
+        {"role": "assistant", "content": "Written again."},
+        render_downloads([third], FILES_PREFIX),
+    ]
+    listed = outputs.of_conversation("c1", "alice")
+    lines = file_lines(place_files(listed, chat, FILES_PREFIX), FILES_PREFIX)
+    assert lines == [
+        f"- [report.csv · message 1]({file_url(FILES_PREFIX, first)}) · 1 B",
+        f"- [report.csv · message 3]({file_url(FILES_PREFIX, third)}) · 1 B",
+        f"- [report.csv · {OTHER_BRANCH}]({file_url(FILES_PREFIX, elsewhere)}) · 1 B",
+    ]
+    unread = file_lines(place_files(listed, None, FILES_PREFIX), FILES_PREFIX)
+    assert unread[0] == f"- [report.csv]({file_url(FILES_PREFIX, first)}) · 1 B"
+    assert "message" not in render_downloads([third], FILES_PREFIX)["content"], (
+        "the list under a turn's own answer needs no place"
+    )
