@@ -157,6 +157,7 @@ class GradioUI(GradioUIApiMixin):
         from smolui.handlers.conversations import ConversationHandlers
         from smolui.observability.health import store_check
         from smolui.observability.metrics import AppMetrics
+        from smolui.render.about import server_facts
         from smolui.render.panel import capability_line
         from smolui.turns.admission import build_admission
         from smolui.turns.limits import Limits
@@ -193,6 +194,7 @@ class GradioUI(GradioUIApiMixin):
         chat = ChatHandlers(
             self.registry, chat_config, self.keeper, observer=self.metrics, admission=self.admission,
             files=self.downloads.turn_files(),
+            about=server_facts(self.settings, self.admission.sign_in),  # "About this server"
         )  # fmt: skip
         sign_in = self.admission.sign_in
         self.api = Api(
@@ -224,7 +226,7 @@ class GradioUI(GradioUIApiMixin):
             self.title,
             policy.file_types,
             self.examples,
-            sign_in_button=sign_in.add_button,
+            sign_in=sign_in,  # who is signed in, beside the title, and Sign out
             models=self._model_choices(),
             events=events,  # wired inside the Blocks: gradio builds its config once
             model_line=lambda shown: capability_line(conversations.model_label(shown, config)),

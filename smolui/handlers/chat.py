@@ -16,6 +16,7 @@ from smolui.auth import Identity
 from smolui.conversations.branches import Branches, answer_keeper
 from smolui.conversations.keeper import ConversationKeeper
 from smolui.observability.observer import NoTurnObserver, TurnObserver
+from smolui.render.about import ServerFacts
 from smolui.render.downloads import place_files
 from smolui.render.messages import Message, PassingNotice, render_notice
 from smolui.sessions import ConversationUnavailableError, Session, SessionRegistry
@@ -80,6 +81,8 @@ class ChatHandlers:
             (None: every turn starts at once).
         files: Keeps the files each turn's code wrote and lists them under the answer
             (None: they are not offered).
+        about: How the server keeps conversations, for the panel's "About this server"
+            (`smolui.render.about.server_facts`; None: the defaults).
     """
 
     def __init__(
@@ -90,8 +93,10 @@ class ChatHandlers:
         observer: TurnObserver | None = None,
         admission: TurnAdmission | None = None,
         files: TurnFiles | None = None,
+        about: ServerFacts | None = None,
     ):
         self.registry = registry
+        self.about = about
         self.config = config
         self.keeper = keeper
         self.observer: TurnObserver = observer or NoTurnObserver()
@@ -391,6 +396,7 @@ class ChatHandlers:
             written=kept,
             url_prefix=self.files.url_prefix if self.files is not None else "",
             awaiting_approval=awaiting,
+            facts=self.about,
         )
 
 

@@ -1,7 +1,8 @@
-"""The side panel's text: the model's plain name, the turn's state and the conversation's files
-for everyone; the model's id, sandbox isolation and limits folded under "About this server"
-for the curious and for operators. What the model can do (`capability_line`) is the header's
-line, said once on the first screen."""
+"""The side panel's text: the model's plain name, the turn's state and the conversation's files;
+folded under "About this server" (`smolui.render.about`), what the person using the chat may
+want to know about the server. What the model can do (`capability_line`) is the header's line,
+said once on the first screen. `describe_isolation` and `runs_under` put a sandbox's report in
+words for those who run the server (the tests of its layers)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from typing import Any
 
 from agents.loop.agent import MultiStepAgent
 from agents.small_model.profile import is_small_model_id
+from smolui.render.about import ABOUT_SERVER as ABOUT_SERVER
+from smolui.render.about import ServerFacts, about_lines
 from smolui.render.downloads import file_lines
 from smolui.render.model_names import is_demo_model, model_name, scripted_file
 from smolui.uploads.describe import human_size
@@ -21,16 +24,10 @@ AWAITING_APPROVAL = (
     "answer it with the buttons under the chat (Run, Edit, Skip, or Stop the turn)"
 )
 IDLE = "ready"
-HOW_TO_CHANGE_MODEL = "Change it with `--model` or `SMOLUI_MODEL` (see `python app.py --help`)."
 DEMO_LINE = "Demo mode: canned answers"
 TINY_LINE = "Tiny offline model: simple tasks; connect a real model for more"
 DEMO_NAME = "scripted demo"
-ABOUT_SERVER = "About this server"
 WRITTEN_HEADING = "Written by the code"
-TINY_MODEL_NOTE = (
-    "This offline model is tiny: simple sums, strings and dates only. For real work, run "
-    "`python app.py --model hf:Qwen/Qwen2.5-Coder-32B-Instruct` with an `HF_TOKEN`."
-)
 
 
 # The configured executor before its agent exists, in plain words.
@@ -62,7 +59,7 @@ def capability_line(model_label: str) -> str:
         return f"Scripted replies ({scripted})"
     if is_tiny_model(model_label):
         return TINY_LINE
-    return f"Model: {model_label}"
+    return f"Model: {shown_name(model_label)}"
 
 
 def panel_model_line(model_label: str) -> str:
@@ -72,28 +69,17 @@ def panel_model_line(model_label: str) -> str:
     Args:
         model_label: The model's id or label.
     """
-    return f"**Model:** {DEMO_NAME if is_demo_model(model_label) else model_name(model_label)}"
+    return f"**Model:** {DEMO_NAME if is_demo_model(model_label) else shown_name(model_label)}"
 
 
-def isolation_label(agent: MultiStepAgent | None, executor_type: str, running: bool = False) -> str:
-    """What isolates the agent's code, in plain words.
+def shown_name(model_label: str) -> str:
+    """The model's name as the page shows it: no server path, and no address after `@` (a
+    server of the operator's, or a provider's; "About this server" says where it answers).
 
     Args:
-        agent: The conversation's agent, or None before it exists.
-        executor_type: The configured executor ("sandbox", "local", "jupyter", ...).
-        running: Whether a turn runs now (the agent is being made if it does not exist).
+        model_label: The model's id or label.
     """
-    if agent is None:
-        planned = _PLANNED.get(executor_type, f"{executor_type} executor")
-        if executor_type == "local":
-            return planned
-        return (
-            f"{planned} (starting…)" if running else f"{planned} (starts with your first message)"
-        )
-    executor = agent.executor
-    if executor is None:
-        return "no code executor"
-    return describe_isolation(executor.isolation, executor_type)
+    return model_name(model_label).partition("@")[0]
 
 
 def describe_isolation(report: dict[str, Any], executor_type: str) -> str:
@@ -178,12 +164,6 @@ _LAYER_WORDS = (
 _EXPECTED = ("landlock", "seccomp", "rlimits")
 
 
-def _where_title(executor_type: str) -> str:
-    from agents.executors import REMOTE_EXECUTOR_TYPES
-
-    return "Code runs in" if executor_type in REMOTE_EXECUTOR_TYPES else "Sandbox"
-
-
 def files_table(files: list[Any], reading: Sequence[str] = ()) -> str:
     """A Markdown table of uploaded files: name, size, pages.
 
@@ -247,6 +227,7 @@ def side_panel(
     written: Sequence[Any] = (),
     url_prefix: str = "",
     awaiting_approval: bool = False,
+    facts: ServerFacts | None = None,
 ) -> str:
     """The whole side panel as Markdown.
 
@@ -263,15 +244,13 @@ def side_panel(
         url_prefix: The download route's prefix (`smolui.api.file_routes`).
         awaiting_approval: The conversation's turn waits for the person to answer an
             action (it says so instead of "answering").
+        facts: How this server keeps conversations, for "About this server" (None: kept
+            here until deleted, no sign-in, no sharing).
     """
     if max_steps is not None:
         steps: int | str = max_steps
     else:
         steps = agent.max_steps if agent is not None else "?"
-    tiny = is_tiny_model(model_label)
-    where = f"**{_where_title(executor_type)}:** {isolation_label(agent, executor_type, running)}"
-    under = runs_under(agent.executor.isolation) if agent and agent.executor else ""
-    # `<details>` with blank lines around its Markdown: the folded part still renders it.
     return "\n".join(
         [
             f"{panel_model_line(model_label)}  ",
@@ -281,15 +260,6 @@ def side_panel(
             "",
             *files_section(files, reading, written, url_prefix),
             "",
-            f"<details><summary>{ABOUT_SERVER}</summary>",
-            "",
-            f"**Model id:** `{model_label}`  ",
-            f"{TINY_MODEL_NOTE if tiny else HOW_TO_CHANGE_MODEL}",
-            "",
-            f"{where}  ",
-            *([f"{under}  "] if under else []),
-            f"**Max steps per message:** {steps}",
-            "",
-            "</details>",
+            *about_lines(model_label, agent, executor_type, steps, facts or ServerFacts()),
         ]
     )

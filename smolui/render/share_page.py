@@ -4,10 +4,10 @@ The snapshot is taken from the stored chat of the branch shown when the owner sh
 without the server's paths, the agent's images by number (the share route serves them), and
 the owner's download lists dropped (their links are the owner's). The owner's own attachments
 are left out unless they chose to share them, and so are their names: every mention (the
-title, the "Attached …" note, the code that opened it) reads `HIDDEN_NAME` instead. Shared,
-an image shows in the page and any other file is a download link, both served by number. The
-page is plain server-rendered HTML: no script, no form, nothing to run; raw HTML in messages
-is shown as text.
+title, the "Attached …" note, the code that opened it, in any spelling: `hidden_names`) reads
+`HIDDEN_NAME` instead. Shared, an image shows in the page and any other file is a download
+link, both served by number. The page is plain server-rendered HTML: no script, no form,
+nothing to run; raw HTML in messages is shown as text.
 """
 
 from __future__ import annotations
@@ -17,20 +17,19 @@ import functools
 import hashlib
 import html
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from smolui.render.downloads import is_downloads
 from smolui.render.durations import plain_title
 from smolui.render.export import without_server_paths
-from smolui.uploads.names import display_name
+from smolui.render.hidden_names import HIDDEN_NAME, hider, upload_names
 
 SNAPSHOT_FORMAT = 1
 # Images a browser shows without running anything (no SVG: it may hold scripts).
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 # Words, not a paperclip: the emoji has no font on many systems and drew as an empty box.
 NOT_SHARED = "Attachment (not shared)"
-HIDDEN_NAME = "(attachment)"  # stands for a name not shared, wherever it was written
 _SUB_TAG = re.compile(r"</?sub>")  # the turn footer's only markup
 _STYLE = """
 :root { color-scheme: light dark; --fg: #1f2328; --bg: #ffffff; --muted: #57606a;
@@ -78,35 +77,6 @@ def share_snapshot(
             continue
         messages.append({"role": role, "meta": kept, "part": part})
     return {"format": SNAPSHOT_FORMAT, "messages": messages, "images": images, "files": files}
-
-
-def upload_names(chat: list[dict[str, Any]]) -> list[str]:
-    """The names of the person's attachments in a chat, as sent and as the chat shows them.
-
-    Args:
-        chat: A stored chat.
-    """
-    names: set[str] = set()
-    for message in chat:
-        if not isinstance(message, dict) or message.get("role") != "user":
-            continue
-        content = message.get("content")
-        if isinstance(content, dict) and isinstance(content.get("path"), str):
-            name = _name(content)
-            names.update({name, display_name(name)})
-    return sorted((name for name in names if name.strip()), key=len, reverse=True)
-
-
-def hider(names: Sequence[str]) -> Callable[[str], str]:
-    """A function that writes `HIDDEN_NAME` in place of each of `names` in a text.
-
-    Args:
-        names: The names to hide (a longer one is hidden before a shorter one inside it).
-    """
-    if not names:
-        return lambda text: text
-    pattern = re.compile("|".join(re.escape(name) for name in sorted(names, key=len, reverse=True)))
-    return lambda text: pattern.sub(HIDDEN_NAME, text)
 
 
 def _name(content: dict) -> str:
@@ -285,6 +255,7 @@ def _meta(message: dict) -> dict:
 
 
 __all__ = [
+    "HIDDEN_NAME",
     "IMAGE_TYPES",
     "content_security_policy",
     "markdown_html",
@@ -292,5 +263,6 @@ __all__ = [
     "share_snapshot",
     "shared_file",
     "shared_image",
+    "hider",
     "upload_names",
 ]

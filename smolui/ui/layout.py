@@ -19,6 +19,8 @@ STORAGE_KEY = "smolui-owner"
 # The page ships this to the browser, so it is an obfuscation key, not a secret: a fixed
 # value keeps stored conversations readable across server restarts.
 DEFAULT_STATE_KEY = "smolui-browser-state"
+# px: the title and the model's line keep this much beside who is signed in, else they wrap.
+HEADER_MIN_WIDTH = 320
 
 
 def default_examples() -> list[dict[str, Any]]:
@@ -218,7 +220,7 @@ def build_layout(
     file_types: list[str],
     examples: list[dict[str, Any]] | None = None,
     state_key: str = DEFAULT_STATE_KEY,
-    sign_in_button: Callable[[], Any] | None = None,
+    sign_in: Any = None,
     models: list[tuple[str, str]] | None = None,
     events: Callable[[Layout], None] | None = None,
     model_line: Callable[[str | None], str] | None = None,
@@ -231,7 +233,9 @@ def build_layout(
         file_types: Extensions the file picker offers (checked again on upload).
         examples: Example prompts (`{"text", "files"}`); None for the defaults.
         state_key: Key that obfuscates the browser's stored conversations.
-        sign_in_button: Adds a sign-in button under the header (Sign in with Hugging Face).
+        sign_in: The app's `SignIn`: beside the header, who is signed in and the way to sign
+            out, or the "Sign in with Hugging Face" button (`smolui.ui.account`); None or
+            no sign-in: nothing.
         models: The model picker's choices (`smolui.sessions.model_choice.model_choices`); hidden when fewer
             than two.
         events: Wires the layout's events, called inside the Blocks (gradio then builds
@@ -256,9 +260,15 @@ def build_layout(
         earlier = gr.State([])
         sidebar = _sidebar(models, share_panel)
         new_chat, conversations, panel, export_md, export_json, manage = sidebar
-        _header(title, model_line, panel, conversation_id)
-        if sign_in_button is not None:
-            sign_in_button()
+        if sign_in is None or sign_in.mode == "none":
+            _header(title, model_line, panel, conversation_id)
+        else:  # who is signed in and the way out, beside the title (`smolui.ui.account`)
+            from smolui.ui.account import account_bar
+
+            with gr.Row(elem_classes="smolui-top"):  # a phone puts the name under the title
+                with gr.Column(scale=1, min_width=HEADER_MIN_WIDTH):
+                    _header(title, model_line, panel, conversation_id)
+                account_bar(sign_in)
         # Shown while a long chat holds earlier messages back (`smolui.ui.chat_window`).
         earlier_button = gr.Button(
             "↑ Earlier messages", size="sm", visible=False, elem_classes="smolui-earlier"

@@ -16,6 +16,7 @@ from sqlalchemy import text
 from smolui.app.factory import AgentFactory
 from smolui.app.settings import Settings
 from smolui.handlers.chat import HandlerConfig
+from smolui.render.model_names import model_name
 from smolui.sessions import SessionRegistry
 from smolui.sessions.model_choice import DEFAULT_CHOICE, model_offered
 from smolui.store import database, migrate, open_store
@@ -74,7 +75,7 @@ def test_a_resumed_conversation_is_rebuilt_with_its_picked_model(store_url, tmp_
     opened, *_ = second.pages.load({**state, "current": picked})
     assert opened == picked and second.pages.model_of(picked) == specs[1], "the picker shows it"
     assert "from beta" in second.reply_to(picked, "again")
-    assert f"`{specs[1]}`" in second.chat.side_panel(picked)
+    assert f"`{model_name(specs[1])}`" in second.chat.side_panel(picked)
     second.pages.switch(plain, picked, state)
     assert second.pages.model_of(plain) == DEFAULT_CHOICE
     assert "from alpha" in second.reply_to(plain, "again")
@@ -90,7 +91,9 @@ def test_a_conversation_whose_model_is_gone_falls_back_to_the_default(store_url,
     first.close()
 
     second = App(store_url, data, specs[:1])  # restarted without the picked model
-    assert f"`{specs[1]}`" not in second.chat.side_panel(picked), "the panel shows the default"
+    assert f"`{model_name(specs[1])}`" not in second.chat.side_panel(picked), (
+        "the panel shows the default"
+    )
     chat = second.reply_to(picked, "again")
     assert f"The model `{specs[1]}` used here is not available now; using `the default`." in chat
     assert "from alpha" in chat and "from beta" not in chat, "the turn ran on the default"

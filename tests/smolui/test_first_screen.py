@@ -46,8 +46,9 @@ def test_operator_details_come_after_what_users_need_and_are_folded():
     model = panel.index("**Model:** scripted demo")
     assert model < panel.index("**Now:**") < panel.index("Files in this") < about
     assert DEMO_LINE not in panel, "the header says what the model can do, once"
-    for operator_words in ("**Sandbox:**", "**Max steps per message:**", "SMOLUI_MODEL"):
-        assert panel.index(operator_words) > about, operator_words
+    for details in ("**Code runs in:**", "**Max steps per message:**", "**Who can see them:**"):
+        assert panel.index(details) > about, details
+    assert "SMOLUI_MODEL" not in panel and "--model" not in panel, "operator words: the README"
     assert panel.rstrip().endswith("</details>")
 
 

@@ -17,6 +17,7 @@ from smolui.app.settings import Settings, settings_from_args
 from smolui.conversations.keeper import ConversationKeeper
 from smolui.handlers.chat import ChatHandlers, HandlerConfig
 from smolui.handlers.conversations import ConversationHandlers
+from smolui.render.model_names import model_name
 from smolui.sessions import SessionRegistry
 from smolui.sessions.model_choice import DEFAULT_CHOICE, model_choices
 from smolui.store import open_store
@@ -116,7 +117,7 @@ def test_a_new_chat_uses_the_picked_model_and_the_panel_says_so(app_parts, specs
     picked, *_ = pages.new_chat({}, None, specs[1])
     assert "from alpha" in send(chat, first, "hello")
     assert "from beta" in send(chat, picked, "hello")
-    assert f"`{specs[1]}`" in chat.side_panel(picked)
+    assert f"`{model_name(specs[1])}`" in chat.side_panel(picked)
 
 
 def test_a_conversation_with_history_keeps_its_model(app_parts, specs):
@@ -125,7 +126,7 @@ def test_a_conversation_with_history_keeps_its_model(app_parts, specs):
     assert "from alpha" in send(chat, conversation, "hello")
     assert not pages.pick_model(specs[1], conversation)
     assert "from alpha" in send(chat, conversation, "again")
-    assert f"`{specs[1]}`" not in chat.side_panel(conversation)
+    assert f"`{model_name(specs[1])}`" not in chat.side_panel(conversation)
 
 
 def test_an_empty_conversation_takes_the_picked_model(app_parts, specs):

@@ -45,6 +45,6 @@ def test_the_factory_builds_a_jupyter_agent_that_copies_uploads(tmp_path, monkey
         paths, notes = executor.uploads.pending()
         assert paths == [str(tmp_path / "uploads" / "a.csv")] and notes == []
         panel = side_panel("m", agent, "jupyter", 3, [])
-        assert "**Code runs in:** remote Jupyter kernel on 127.0.0.1:9" in panel
+        assert "**Code runs in:** a separate code server" in panel
     finally:
         agent.close()
