@@ -161,15 +161,24 @@ class ConversationKeeper:
             agent.restore_memory(steps)
 
         self.store.files.adopt_unscoped(record.folder, record.owner)  # saved before owners
-        upload_dir = self.store.upload_dir(record.folder, record.owner)
         return Resumed(
             owner=record.owner,
             folder=record.folder,
             restore=restore,
-            files=[_accepted(u, upload_dir) for u in record.uploads],
+            files=self.uploads(record),
             note=RESUME_NOTE_FOR_MODEL if uses_code else None,
             model=record.model,
         )
+
+    def uploads(self, record: StoredConversation) -> list[Any]:
+        """The stored conversation's uploaded files as a live one holds them (`AcceptedFile`s:
+        the agent reads them, the side panel lists them).
+
+        Args:
+            record: A stored conversation.
+        """
+        upload_dir = self.store.upload_dir(record.folder, record.owner)
+        return [_accepted(u, upload_dir) for u in record.uploads]
 
     def _by_id(self, conversation_id: str, owner: str | None) -> StoredConversation | None:
         owner = owner if owner is not None else self.store.owner_of(conversation_id)

@@ -103,17 +103,19 @@ class TurnFiles:
             return [render_not_kept(kept.refused)]
         return [render_downloads(kept.files, self.url_prefix)]
 
-    def kept(self, session: Session) -> list[Any]:
+    def kept(self, conversation_id: str, owner: str | None) -> list[Any]:
         """The stored files the conversation's turns wrote, for the side panel (none when the
-        store cannot answer now: the panel still shows the rest).
+        store cannot answer now: the panel still shows the rest). Its agent need not be
+        live: the panel lists them after a version switch let it go too.
 
         Args:
-            session: The conversation.
+            conversation_id: The conversation.
+            owner: Its owner: another owner's conversation lists nothing (None: nothing).
         """
-        if session.owner is None:
+        if owner is None:
             return []
         try:
-            return self.outputs().of_conversation(session.id, session.owner)
+            return self.outputs().of_conversation(conversation_id, owner)
         except Exception as error:  # the store down: the panel is drawn without them
             logger.warning("could not list the files a conversation wrote: %s", error)
             return []

@@ -122,10 +122,12 @@ def _turn_adapters(
         session = chat.registry.get(conversation_id)
         running = session is not None and session.retry_after_stop
         waiting = PendingTurn.retry_last(after_stop=True) if running else None
+        # With the page's owner the panel is read from the store when a version switch let
+        # the conversation's agent go.
         return (
             store,
             gr.Radio(choices=choices, value=conversation_id),
-            chat.side_panel(conversation_id, waiting),
+            chat.side_panel(conversation_id, waiting, store["owner"]),
             gr.MultimodalTextbox(interactive=not running),
             stop_button(running),
         )
