@@ -23,7 +23,7 @@ def test_an_edit_in_a_scrolled_back_window_changes_the_message_it_was_made_on(tm
         conversation_id, chat, _, _ = app.pages.load(None, page="p1")
         for word in WORDS:
             chat = app.send(f"Grow {word}?", conversation_id, chat)
-        window = PageWindow(None, None, None, size=4)  # one turn at a time
+        window = PageWindow(None, None, None, size=2)  # one turn at a time (a question, its answer)
         shown, earlier, button = window.cut(chat)
         assert user_texts(shown) == ["Grow mint?"] and button.visible is True
         shown, earlier, _ = window.show_earlier(shown, earlier)
