@@ -48,14 +48,21 @@ class Resumer(Protocol):
     """Resumes a turn that is gone, for an answer to its held action (`smolui.turns`)."""
 
     def __call__(
-        self, conversation_id: str, pending: StoredApproval, page: str | None
+        self,
+        conversation_id: str,
+        pending: StoredApproval,
+        page: str | None,
+        identity: Any = None,
     ) -> str | None:
-        """Start the turn again from the stored memory; None when it started, else why not.
+        """Start the turn again from the stored memory, in a turn slot as any turn; None
+        when it started, else why not.
 
         Args:
             conversation_id: The conversation.
             pending: The answered approval (its `model_output` is the step's).
             page: The answering page, which then follows the turn (`follow`).
+            identity: Who answered (`smolui.auth.Identity`: the limits they are held to);
+                None: an anonymous visitor.
         """
         ...
 
@@ -247,6 +254,7 @@ class ChatApprovals:
         text: str = "",
         reason: str = "",
         page: str | None = None,
+        identity: Any = None,
     ) -> Answered:
         """Answer a pending action; of several answers at once exactly one is taken. An
         action whose turn is gone (the app restarted) resumes that turn, answered.
@@ -259,6 +267,8 @@ class ChatApprovals:
             text: The editor's text: the code, or the arguments as JSON.
             reason: For a skip or a stop: why (the model reads a skip's reason).
             page: The answering page's session hash (it follows a resumed turn).
+            identity: Who answers (`smolui.auth.Identity`): a resumed turn counts against
+                their limits; None: an anonymous visitor.
         """
         if action not in ACTIONS:
             return Answered(False, f"Unknown answer {action!r}; use one of {', '.join(ACTIONS)}.")
@@ -281,7 +291,7 @@ class ChatApprovals:
         if not self.store.answer(approval_id, conversation_id, decision):
             return Answered(False, ALREADY_ANSWERED)
         if gone and resumer is not None:
-            return self._resume(resumer, conversation_id, pending, decision, page)
+            return self._resume(resumer, conversation_id, pending, decision, page, identity)
         self.bell.ring()
         return Answered(True)
 
@@ -295,11 +305,11 @@ class ChatApprovals:
 
     def _resume(
         self, resumer: Resumer, conversation_id: str, pending: StoredApproval,
-        decision: dict[str, Any], page: str | None,
+        decision: dict[str, Any], page: str | None, identity: Any = None,
     ) -> Answered:  # fmt: skip
         """Start the gone turn again with this answer for its held action."""
         self._replays[conversation_id] = (pending, decision)
-        problem = resumer(conversation_id, pending, page)
+        problem = resumer(conversation_id, pending, page, identity)
         if problem is not None:  # it waits again, to be answered once the problem is gone
             self._replays.pop(conversation_id, None)
             self.store.reopen(pending.id, conversation_id)

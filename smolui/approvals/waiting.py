@@ -1,9 +1,11 @@
 """How a turn shows and waits for its pending approval.
 
 `TurnApprovals` puts the pending action into the chat a turn publishes (under the steps the
-follower renders, paused while it waits), and keeps that chat in the store, so a reload, another tab or another
-replica shows it. `AnswerBell` wakes the waiting turns of this process as soon as a page
-answers; answers given on another replica are read from the store on the next poll.
+follower renders, paused while it waits), and keeps that chat in the store as pages see it
+(again whenever the follower's chat changes while it waits: the step shows after the hold),
+so a page opened after a restart or on another replica shows what the live page showed.
+`AnswerBell` wakes the waiting turns of this process as soon as a page answers; answers given
+on another replica are read from the store on the next poll.
 """
 
 from __future__ import annotations
@@ -71,6 +73,8 @@ class TurnApprovals:
         self._lock = threading.Lock()  # the follower and the waiting agent thread both publish
         self._chat: list[Message] = list(chat or [])
         self._held: list[Message] = []
+        self._keeping = threading.Lock()  # one write at a time, the newest chat last
+        self._kept: list[Message] | None = None
 
     def show(self, chat: list[Message]) -> None:
         """Publish the follower's chat (with the pending action under it, while one waits).
@@ -81,6 +85,9 @@ class TurnApprovals:
         with self._lock:
             self._chat = list(chat)
             self._publish(self._shown())
+            held = bool(self._held)
+        if held:  # the step the action belongs to may come after the hold
+            self._keep_shown()
 
     def hold(self, held: list[Message]) -> None:
         """Show these messages under the chat until the next `hold` ([] removes them); a
@@ -92,9 +99,23 @@ class TurnApprovals:
         with self._lock:
             self._held = list(held)
             self._publish(self._shown())
-            # Kept as the steps are: a restored step is settled (not paused) after a restart.
-            kept = self._chat + self._held
-        if held and self._keep is not None:
+        if held:
+            self._keep_shown()
+
+    def _keep_shown(self) -> None:
+        """Keep the chat as pages see it while an action is held (a write only when it
+        changed); a resumed turn leaves the paused step and the card out
+        (`smolui.render.approval.before_the_wait`)."""
+        if self._keep is None:
+            return
+        with self._keeping:
+            with self._lock:  # taken now: of two writes in a row the later is the newer
+                if not self._held:
+                    return
+                kept = self._shown()
+            if kept == self._kept:
+                return
+            self._kept = kept
             self._keep(kept)
 
     def _shown(self) -> list[Message]:

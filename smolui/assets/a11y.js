@@ -78,14 +78,23 @@
   // (the focus is on the page): for a message sent from the box, the focus goes to the
   // card's first action (Run, described by the card's heading) as the card appears, unless
   // the person has put it somewhere. After the answer the box takes it back as for any turn.
+  // A page opened (or reloaded) on a card already waiting does the same, until the person
+  // first presses a key or the pointer: the focus the page gave the box moves to Run.
   const RUN = "#approval-run";
   let cardShown = false;
+  let opening = true;
+  const opened = () => { opening = false; };
+  document.addEventListener("keydown", opened, true);
+  document.addEventListener("pointerdown", opened, true);
   const focusCard = () => {
     const run = document.querySelector(RUN);
     const visible = !!run && run.getClientRects().length > 0;
-    if (visible === cardShown) return;
+    const appeared = visible && !cardShown;
     cardShown = visible;
-    if (!visible || !sent || !nowhere()) return;
+    if (!visible) return;
+    const given = opening && document.activeElement === document.querySelector(BOX);
+    if (!(appeared && sent && nowhere()) && !(opening && (nowhere() || given))) return;
+    opening = false;
     const keep = held;
     run.setAttribute("aria-describedby", "approval-heading");
     run.focus();

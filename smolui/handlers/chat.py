@@ -114,7 +114,9 @@ class ChatHandlers:
         # Shown, and Stop pressed before their turn arrived: they stop as it arrives.
         self.early_stops = StopsBeforeStart()
         if config.approvals is not None:  # an action held before a restart resumes its turn
-            resumed = ResumedTurns(registry, self.runner, self._save, self._stored_chat)
+            named = lambda owner: holders(self.keeper, config.approvals, owner)  # noqa: E731
+            resumed = ResumedTurns(registry, self.runner, self._save, self._stored_chat,
+                                   lambda: self.admission, named)  # fmt: skip
             config.approvals.resume_with(resumed)
 
     # -- one turn ---------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from smolui.conversations.interrupted import (
 )
 from smolui.conversations.keeper import ConversationKeeper
 from smolui.conversations.transcript_import import has_browser_transcripts, import_transcripts
+from smolui.render.approval import waits_for_answer
 from smolui.render.media import cached_copies, files_under, remove_files
 from smolui.render.messages import Message, render_notice
 from smolui.render.step_images import lift_step_images
@@ -353,4 +354,7 @@ class ConversationHandlers:
         # The same rule as an API turn's (`smolui.conversations.interrupted`): the page shows
         # the note, and its next turn keeps it with the chat.
         dead = is_interrupted(record, live, shared_store(self.keeper.store))
-        return wanted, with_interrupted_note(self.keeper.chat(record), dead), []
+        chat = self.keeper.chat(record)
+        # An action kept waiting for an answer (its turn resumes once answered) shows as the
+        # live page showed it: its card says what to do, not an "interrupted" note.
+        return wanted, with_interrupted_note(chat, dead and not waits_for_answer(chat)), []

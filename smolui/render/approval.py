@@ -110,6 +110,47 @@ def paused(chat: list[Message]) -> list[Message]:
     return shown
 
 
+def is_pending_approval(item: Message) -> bool:
+    """Whether the message is the card of an action waiting for the person.
+
+    Args:
+        item: A chat message.
+    """
+    metadata = item.get("metadata") or {}
+    return str(metadata.get("id") or "").startswith(PENDING_PREFIX)
+
+
+def waits_for_answer(chat: list[Message]) -> bool:
+    """Whether the chat, as kept, ends with an action waiting for the person (a page opening
+    it shows the card, not a note that the turn was interrupted).
+
+    Args:
+        chat: A stored chat.
+    """
+    return bool(chat) and is_pending_approval(chat[-1])
+
+
+def before_the_wait(chat: list[Message]) -> list[Message]:
+    """The chat a resumed turn goes on from: the kept chat without the card and without the
+    paused step (and its children), which the resumed turn shows again as it runs.
+
+    Args:
+        chat: The chat kept while the action waited (`paused`, then the card).
+    """
+    dropped: set[str] = set()
+    kept = []
+    for item in chat:
+        metadata = item.get("metadata") or {}
+        own, parent = str(metadata.get("id") or ""), metadata.get("parent_id")
+        step_paused = not parent and metadata.get("log") == PAUSED_LOG  # as `paused` left it
+        if is_pending_approval(item) or step_paused or (parent and parent in dropped):
+            if own:
+                dropped.add(own)
+            continue
+        kept.append(item)
+    return kept
+
+
 def render_approvals(step: ActionStep, parent_id: str) -> list[Message]:
     """The answers given in a finished step, as children of its block.
 

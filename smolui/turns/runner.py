@@ -135,7 +135,8 @@ class TurnRunner:
                 return
             self.save(session, history, "running")
             written = self.files.begin(session) if self.files is not None else None
-            shown = self._approvals(session, agent, history, admission)
+            # The open step shows under the action from the first hold (no event may come first).
+            shown = self._approvals(session, agent, history + turn.messages, admission)
             turn.start(
                 agent,
                 prepared.request,

@@ -8,8 +8,9 @@ Whenever the chat changes (a turn publishes, a conversation opens, a page reload
 asks the store whether this conversation has an action waiting, so every tab and replica
 shows it, and the side panel's "Now:" line says the turn waits for the person's approval
 while it does; of two answers only the first is taken, the other tab is told. An answer to an
-action whose turn is gone (the app restarted) resumes that turn, and the answering page
-follows it. Where the server requires approval (`--approve-required`) the switch shows on,
+action whose turn is gone (the app restarted) resumes that turn (in a turn slot of the person
+who answered), and the answering page follows it while it shows that conversation
+(`smolui.ui.page_views`, as a sent message's turn). Where the server requires approval (`--approve-required`) the switch shows on,
 cannot be changed, and says why.
 """
 
@@ -19,7 +20,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from smolui.auth import Identity
 from smolui.sessions import is_conversation_id
+from smolui.ui.page_views import PageViews
 
 SWITCH_LABEL = "Ask me before running code or tools"
 REQUIRED_LABEL = "Ask me before running code or tools (required by this server)"
@@ -93,7 +96,10 @@ def _heading(pending: Any) -> str:
 
 
 def panel_adapters(
-    approvals: Any, side_text: Callable[[str], str] | None = None
+    approvals: Any,
+    side_text: Callable[[str], str] | None = None,
+    views: PageViews | None = None,
+    identify: Callable[[Any, Any], Identity] | None = None,
 ) -> dict[str, Callable]:
     """The panel's handlers in the shape gradio calls them.
 
@@ -101,6 +107,10 @@ def panel_adapters(
         approvals: The app's `smolui.approvals.ChatApprovals`.
         side_text: The side panel's Markdown for a conversation, given again whenever an
             action starts or stops waiting (its "Now:" line says so); None: not given.
+        views: Which conversation each page shows: a resumed turn's updates reach the
+            answering page only while it shows that turn's conversation (None: always).
+        identify: Who answers, `identify(request, profile)`: a resumed turn counts against
+            their limits (None: an anonymous visitor).
     """
     import gradio as gr
 
@@ -149,12 +159,18 @@ def panel_adapters(
 
     def answer(action: str) -> Callable:
         def answered(
-            conversation_id: Any, shown: Any, text: Any, reason: Any, request: gr.Request
+            conversation_id: Any,
+            shown: Any,
+            text: Any,
+            reason: Any,
+            request: gr.Request,
+            profile: gr.OAuthProfile | None,
         ) -> tuple:
             if not shown or not is_conversation_id(conversation_id):
                 return (*hidden, gr.skip())
+            who = identify(request, profile) if identify is not None else None
             result = approvals.answer(conversation_id, shown, action, str(text or ""),
-                                      str(reason or ""), _page(request))  # fmt: skip
+                                      str(reason or ""), _page(request), who)  # fmt: skip
             if result.ok or result.message in (ALREADY_ANSWERED, GONE, NO_LONGER_WAITING):
                 if not result.ok:
                     gr.Warning(result.message)
@@ -168,10 +184,16 @@ def panel_adapters(
         return gr.Textbox(interactive=True), gr.Button(value=RUN_EDITED)
 
     def follow(conversation_id: Any, request: gr.Request):
-        # A turn the answer resumed (the app had restarted): this page shows it as it runs.
+        # A turn the answer resumed (the app had restarted): this page shows it as it runs,
+        # until the page opens another conversation (the turn goes on there, unshown).
         yield gr.skip()
-        if is_conversation_id(conversation_id):
-            yield from approvals.follow(conversation_id, _page(request))
+        if not is_conversation_id(conversation_id):
+            return
+        page = _page(request)
+        turn = approvals.follow(conversation_id, page)
+        if views is not None:
+            turn = views.while_shown(page, conversation_id, turn)
+        yield from turn
 
     def toggle(enabled: Any, conversation_id: Any) -> None:
         if not is_conversation_id(conversation_id):
@@ -230,7 +252,9 @@ def _page(request: Any) -> str | None:
 
 def wire_approvals(panel: ApprovalPanel | None, chatbot: Any, conversation_id: Any,
                    approvals: Any, safe: Callable, side_panel: Any = None,
-                   side_text: Callable[[str], str] | None = None) -> None:  # fmt: skip
+                   side_text: Callable[[str], str] | None = None,
+                   views: PageViews | None = None,
+                   identify: Callable[[Any, Any], Identity] | None = None) -> None:  # fmt: skip
     """Attach the panel's events (call inside the Blocks).
 
     Args:
@@ -243,6 +267,9 @@ def wire_approvals(panel: ApprovalPanel | None, chatbot: Any, conversation_id: A
         side_panel: The side panel (its "Now:" line says when an action waits); None: the
             panel is not touched.
         side_text: The side panel's Markdown for a conversation (with `side_panel`).
+        views: Which conversation each page shows (the page's turn events share it): a
+            resumed turn writes into the page only while it shows the turn's conversation.
+        identify: Who answers, `identify(request, profile)` (None: an anonymous visitor).
     """
     if panel is None or approvals is None:
         return
@@ -251,7 +278,8 @@ def wire_approvals(panel: ApprovalPanel | None, chatbot: Any, conversation_id: A
     if panel.switch is not None:
         show_default(panel.switch, approvals)
 
-    handlers = panel_adapters(approvals, side_text if side_panel is not None else None)
+    handlers = panel_adapters(approvals, side_text if side_panel is not None else None,
+                              views, identify)  # fmt: skip
     follow = handlers.pop("follow")  # a streaming handler: not wrapped
     fn = {name: safe(handler) for name, handler in handlers.items()}
     shows = [panel.group, panel.heading, panel.editor, panel.reason, panel.run, panel.always,

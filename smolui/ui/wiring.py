@@ -153,6 +153,7 @@ def adapters(
     conversations: ConversationHandlers,
     sign_in: SignIn | None = None,
     window: PageWindow | None = None,
+    views: PageViews | None = None,
 ) -> dict[str, Callable]:
     """The handlers in the shape gradio calls them: component values in, updates out.
 
@@ -164,10 +165,11 @@ def adapters(
         sign_in: Who a request comes from (None: everyone is anonymous).
         window: Cuts the chats sent to the page (None: a page without components, whose
             chat is never cut).
+        views: Which conversation each page shows (None: a new record).
     """
     identify = _identifier(sign_in)
     window = window or PageWindow(None, None, None, size=0)
-    views = PageViews()  # which conversation each page shows
+    views = views or PageViews()  # which conversation each page shows
     handlers = {
         **_turn_adapters(chat, conversations, identify, window, views),
         **conversation_adapters(chat, conversations, identify, window, views),
@@ -209,7 +211,8 @@ def wire(
     """
     ui = layout
     window = PageWindow(ui.chatbot, ui.earlier, ui.earlier_button, chat_window)
-    fn = adapters(chat, conversations, sign_in, window)
+    views = PageViews()  # which conversation each page shows (an approval's resumed turn too)
+    fn = adapters(chat, conversations, sign_in, window, views)
     run_inputs = [ui.pending, *window.inputs, ui.conversation_id]
     limit = concurrency + waiting
     turn = dict(concurrency_limit=limit, concurrency_id="turn", show_progress="hidden")
@@ -272,7 +275,7 @@ def wire(
     ).then(*follow, **follow_options)
     _wire_manage(ui, fn, switched)
     wire_approvals(ui.approval, ui.chatbot, ui.conversation_id, chat.config.approvals, safe,
-                   ui.panel, chat.side_panel)  # fmt: skip
+                   ui.panel, chat.side_panel, views, _identifier(sign_in))  # fmt: skip
     if export_link is not None:
         wire_export(ui, export_link, _identifier(sign_in))
     wire_attachment_checks(ui, chat)

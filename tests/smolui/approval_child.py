@@ -54,11 +54,12 @@ def main(url: str, data: Path, kind: str) -> None:
     ).start()
     owner = app.registry.get(conversation_id).owner
 
-    def kept() -> bool:  # the pending action is kept with the chat and the memory
+    def kept() -> bool:  # the pending action is kept with its step, the chat and the memory
         record = store.get(owner, conversation_id)
-        return record is not None and "Waiting for your approval" in str(record.messages)
+        shown = str(record.messages) if record is not None else ""
+        return "Waiting for your approval" in shown and "Step 1 · " in shown  # its title
 
-    wait_for(kept, "the action waits, kept with the chat and memory", timeout=120)
+    wait_for(kept, "the action waits, kept with its step, the chat and memory", timeout=120)
     print(conversation_id, flush=True)
     threading.Event().wait()  # until killed
 

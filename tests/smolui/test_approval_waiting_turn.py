@@ -44,7 +44,7 @@ def test_the_waiting_step_stops_spinning_and_the_panel_says_it_waits_for_you(mak
     assert f"**Now:** {IDLE}" in app.chat.side_panel(conversation_id)
 
 
-def test_pages_see_the_step_paused_while_the_store_keeps_it_as_it_runs():
+def test_the_store_keeps_the_waiting_chat_as_pages_see_it_and_again_as_it_changes():
     published, kept = [], []
     shown = TurnApprovals(published.append, kept.append)
     step = {
@@ -56,10 +56,17 @@ def test_pages_see_the_step_paused_while_the_store_keeps_it_as_it_runs():
     shown.show([step])
     shown.hold([card])
     assert statuses(published[-1]) == [None, None] and PAUSED_LOG in str(published[-1])
-    # A restart settles a kept running step; a paused one would stay "waiting" for ever.
-    assert kept == [[step, card]]
+    # A page opened after a restart shows what the live page showed (`paused`, then the card).
+    assert kept == [published[-1]]
+    code = {"role": "assistant", "content": "x = 1", "metadata": {"parent_id": "s1"}}
+    shown.show([step, code])  # the step's rendering may come after the hold
+    assert kept[-1] == published[-1] and len(kept) == 2
+    shown.show([step, code])  # nothing changed: nothing written
+    assert len(kept) == 2
     shown.hold([])
-    assert published[-1] == [step], "answered: the step runs (and spins) again"
+    assert published[-1] == [step, code], "answered: the step runs (and spins) again"
+    shown.show([step])
+    assert len(kept) == 2, "nothing is kept while no action waits"
 
 
 def test_a_turn_waiting_for_approval_locks_nobody_out_and_goes_on_once_answered(make_app):

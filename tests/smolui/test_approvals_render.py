@@ -13,9 +13,11 @@ from smolui.render.approval import (
     PAUSED_LOG,
     WAITING_LOG,
     WAITING_TITLE,
+    before_the_wait,
     paused,
     render_approvals,
     render_pending_approval,
+    waits_for_answer,
 )
 from smolui.render.export import to_json, to_markdown
 from smolui.render.messages import message
@@ -90,6 +92,19 @@ def test_a_waiting_step_shows_its_thought_and_code_once_in_the_card_without_raw_
     text = "\n".join(m["content"] for m in shown)
     assert text.count("result = 6 * 7") == 1, text
     assert "Thought:" not in text and "<code>" not in text and "I multiply." in text
+
+
+def test_a_resumed_turn_goes_on_from_the_kept_chat_without_the_paused_step_and_its_card():
+    user = {"role": "user", "content": "go"}
+    done = message("", title="Step 1", id="t-1")
+    output = message("42", title="Output", id="t-1.o", parent_id="t-1")
+    step = message("", title="Step 2 · thinking…", id="t-2", status="pending")
+    call = message("", title="helper", id="t-2.s", parent_id="t-2")
+    nested = message("x", title="helper · Step 1", id="t-2.s-1", parent_id="t-2.s")
+    card = render_pending_approval("a1", "code", 2, "print(1)", None, None)
+    kept = paused([user, done, output, step, call, nested]) + [card]
+    assert waits_for_answer(kept) and not waits_for_answer(kept[:-1])
+    assert before_the_wait(kept) == [user, done, output]
 
 
 def test_each_answer_shows_on_its_step_and_in_the_exports():
