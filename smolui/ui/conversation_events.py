@@ -44,6 +44,12 @@ def _runs(chat: ChatHandlers, conversation_id: Any) -> bool:
     return session is not None and session.busy and live is not None and not live.done
 
 
+def _owner(store: Any) -> str | None:
+    """The owner in the page's state (as the conversation handlers resolved it), if any."""
+    owner = store.get("owner") if isinstance(store, dict) else None
+    return owner if isinstance(owner, str) else None
+
+
 def _controls(running: bool) -> tuple:
     """The message box and Stop for a conversation opened: as for a run while its turn runs
     (the page then follows it), ready otherwise."""
@@ -82,7 +88,7 @@ def conversation_adapters(
         model = conversations.model_of(conversation_id)  # the picker shows the chat's model
         if model and not chat.config.model_available(model):
             model = DEFAULT_CHOICE  # gone since it was stored: its next turn uses the default
-        panel = chat.side_panel(conversation_id)
+        panel = chat.side_panel(conversation_id, owner=_owner(store))
         return conversation_id, *window.cut(history), store, radio, panel, model
 
     def load(store: Any, request: gr.Request, profile: gr.OAuthProfile | None) -> tuple:
@@ -118,10 +124,17 @@ def conversation_adapters(
         views.wait_quiet(page)
         return opened(result, page)
 
-    def pick_model(model: Any, conversation_id: Any) -> str:
+    def pick_model(
+        model: Any,
+        conversation_id: Any,
+        store: Any,
+        request: gr.Request,
+        profile: gr.OAuthProfile | None,
+    ) -> str:
         if not conversations.pick_model(str(model or ""), conversation_id):
             gr.Info("This conversation keeps its model; the one picked is for new chats.")
-        return chat.side_panel(conversation_id)
+        # With the owner, a conversation whose agent a version switch let go is still shown.
+        return chat.side_panel(conversation_id, owner=_owner(owned(store, request, profile)))
 
     def switch(
         wanted: Any,

@@ -262,7 +262,7 @@ def wire(
     ui.new_chat.click(fn["new_chat"], [ui.store, ui.model], switched, queue=False)
     # Queued (without a limit) so its "keeps its model" notice can reach the page.
     pick = dict(concurrency_limit=None, show_progress="hidden")
-    ui.model.input(fn["pick_model"], [ui.model, ui.conversation_id], [ui.panel], **pick)
+    ui.model.input(fn["pick_model"], [ui.model, ui.conversation_id, ui.store], [ui.panel], **pick)
     # A page that opens a conversation while its turn runs (reload, second tab) follows the turn.
     follow_outputs = [ui.chatbot, ui.textbox, ui.stop, ui.panel]
     follow = (fn["follow"], [ui.conversation_id, ui.earlier], follow_outputs)

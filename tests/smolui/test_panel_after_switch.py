@@ -135,3 +135,13 @@ def test_the_page_refresh_after_the_switch_draws_the_stored_panel(app, notes):
     assert "[report.csv · message 2](" in panel and "| notes.txt |" in panel
     stranger = fn["after_turn"](conversation_id, {"owner": "x" * 43}, PAGE, None)[2]
     assert "report.csv" not in stranger and NO_FILES in stranger
+
+
+def test_picking_a_model_after_the_switch_keeps_the_stored_panel(app, notes):
+    conversation_id, state, _ = switched_back(app, notes)
+    fn = adapters(app.chat, app.pages)
+    request = gr.Request()  # a request without sign-in: the page's own state names the owner
+    panel = fn["pick_model"](MODEL, conversation_id, state, request, None)
+    assert "[report.csv · message 2](" in panel and "| notes.txt |" in panel
+    stranger = fn["pick_model"](MODEL, conversation_id, {"owner": "x" * 43}, request, None)
+    assert "report.csv" not in stranger and NO_FILES in stranger
