@@ -8,24 +8,17 @@ the page holds, so two visitors never share an agent.
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Iterator
 from typing import Any
 
 from smolui.auth import Identity
 from smolui.conversations.branches import Branches, answer_keeper
 from smolui.conversations.keeper import ConversationKeeper
-from smolui.conversations.panel_facts import PanelFacts, live_facts, stored_facts
+from smolui.handlers.side_panel import SidePanel
 from smolui.observability.observer import NoTurnObserver, TurnObserver
 from smolui.render.about import ServerFacts
-from smolui.render.downloads import place_files
 from smolui.render.messages import Message, PassingNotice, render_notice
-from smolui.sessions import (
-    ConversationUnavailableError,
-    Session,
-    SessionRegistry,
-    is_conversation_id,
-)
+from smolui.sessions import ConversationUnavailableError, Session, SessionRegistry
 from smolui.sessions.model_choice import fall_back_if_gone
 from smolui.turns.admission import TurnAdmission
 from smolui.turns.config import HandlerConfig
@@ -109,6 +102,7 @@ class ChatHandlers:
         self.admission = admission
         self.files = files
         self.runner = TurnRunner(config, self.observer, self._save, files)
+        self.panel = SidePanel(registry, config, keeper, files, about, self._stored_chat)
         # Shown but not started: a reload in between gives them back (`smolui.turns.unsent`).
         self.unsent = UnsentMessages()
         # Shown, and Stop pressed before their turn arrived: they stop as it arrives.
@@ -369,72 +363,14 @@ class ChatHandlers:
         pending: PendingTurn | None = None,
         owner: str | None = None,
     ) -> str:
-        """The side panel's Markdown for this conversation.
+        """The side panel's Markdown for this conversation (`smolui.handlers.side_panel`).
 
         Args:
             conversation_id: The page's conversation id.
-            pending: The message a turn is starting with (from `echo`): the panel then says
-                a turn runs and lists its files as being read. None: no turn starts now
-                (the panel still says a turn runs while one does: a page reloaded mid-turn).
-            owner: Whose page asks (from the request's identity). With it, a conversation
-                whose agent was let go (a version switch, eviction) is described from the
-                store, if it is this owner's. None: only a live conversation is described.
+            pending: The message a turn is starting with (None: no turn starts now).
+            owner: Whose page asks (None: only a live conversation is described).
         """
-        from smolui.render.panel import side_panel
-
-        session = self.registry.get(conversation_id)
-        if session is not None and owner is not None and session.owner not in (None, owner):
-            session = None  # another owner's conversation: nothing of it is described
-        if session is not None:
-            shown: PanelFacts | None = live_facts(session)
-        else:
-            shown = self._stored_facts(conversation_id, owner)
-        agent = session.built_agent if session is not None else None
-        reading = [os.path.basename(path) for path in pending.files] if pending is not None else []
-        kept = self._written(shown, session) if shown is not None else []
-        config = self.config
-        picked = shown.model if shown is not None else None
-        if picked is not None and not config.model_available(picked):
-            picked = None  # gone since it was stored: its next turn uses the default model
-        # A page opened while a turn runs (a reload, a second tab) shows that turn running;
-        # a stopped turn is over for the page, though its agent may still end its step.
-        live = session.live_turn if session is not None else None
-        turn_runs = session is not None and session.busy and live is not None and not live.done
-        running = pending is not None or turn_runs
-        # A turn that starts now waits for nobody yet (an action left waiting is withdrawn).
-        approvals = self.config.approvals if pending is None and session is not None else None
-        awaiting = approvals is not None and approvals.waiting(session.id) is not None
-        return side_panel(
-            picked or config.model_label(),
-            agent,
-            config.executor_type,
-            config.max_steps,
-            shown.uploads if shown is not None else [],
-            running=running,
-            reading=reading,
-            written=kept,
-            url_prefix=self.files.url_prefix if self.files is not None else "",
-            awaiting_approval=awaiting,
-            facts=self.about,
-        )
-
-    def _written(self, shown: PanelFacts, session: Session | None) -> list[Any]:
-        """The stored files the conversation's turns wrote, each with the message whose turn
-        wrote it in the branch shown (the chat is read then: a live one may have changed)."""
-        if self.files is None:
-            return []
-        kept = self.files.kept(shown.conversation_id, shown.owner)
-        if not kept:
-            return []
-        chat = shown.chat if session is None else self._stored_chat(session)
-        return place_files(kept, chat, self.files.url_prefix)
-
-    def _stored_facts(self, conversation_id: str | None, owner: str | None) -> PanelFacts | None:
-        """The owner's stored conversation as the panel describes it, when its agent is not
-        live (a version switch or eviction let it go); None without an owner or a store."""
-        if owner is None or self.keeper is None or not is_conversation_id(conversation_id):
-            return None
-        return stored_facts(self.keeper, owner, conversation_id)
+        return self.panel(conversation_id, pending, owner)
 
 
 def _user_messages(pending: PendingTurn) -> list[Message]:
