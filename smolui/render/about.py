@@ -150,7 +150,7 @@ def kept_sentence(facts: ServerFacts) -> str:
         where = "in a database of the people who run this server"
     days = facts.retention_days
     if days <= 0:
-        return f"{where}, until you delete them (Manage conversation)"
+        return f"{where}, until you delete them (with Delete, in the list's menu)"
     span = "1 day" if days == 1 else f"{days:g} days"
     return f"{where}; one you have not used for {span} is deleted"
 

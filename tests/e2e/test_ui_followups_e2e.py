@@ -95,4 +95,4 @@ def test_an_edited_first_message_retitles_the_conversation_and_the_panel_names_t
     # The side panel says what isolates the code, in words (not "Sandbox: full").
     panel = page.locator(".prose.side-panel")
     expect(panel).not_to_contain_text(re.compile(r"Sandbox:\s*full"))
-    expect(panel).to_contain_text(re.compile(r"Sandbox:\s*separate process"))
+    expect(panel).to_contain_text(re.compile(r"Code runs in:\s*a locked-down process"))
