@@ -173,6 +173,16 @@
       if (radio.tabIndex !== index) radio.tabIndex = index;
     });
   };
+  // Redrawn radios come as Tab stops: the focused one (if any) stays the group's stop.
+  const roveFromFocus = () => {
+    const focused = document.activeElement;
+    rove(focused && focused.matches && focused.matches(LIST + " input") ? focused : null);
+  };
+  // The tick below sets the stops a moment after a redraw; a Tab pressed within that moment
+  // (a quick keyboard user, a busy machine) sets them first, before the browser moves on.
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Tab") roveFromFocus();
+  }, true);
   const MOVES = {ArrowDown: 1, ArrowRight: 1, ArrowUp: -1, ArrowLeft: -1};
   document.addEventListener("keydown", (event) => {
     const radio = event.target;
@@ -203,9 +213,7 @@
       focusCard();
       nameControls();
       busyOnlyWhileRunning();
-      // Redrawn radios come as Tab stops: the focused one (if any) stays the group's stop.
-      const focused = document.activeElement;
-      rove(focused && focused.matches && focused.matches(LIST + " input") ? focused : null);
+      roveFromFocus();
     };
     setInterval(tick, 250);
     tick();

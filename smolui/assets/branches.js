@@ -165,12 +165,22 @@
   // A turn that ended may have made a version the rows do not show by their count (a Retry
   // queued behind a stopped turn replaces its answer in place): asked again then. Stop is
   // enabled exactly while a turn runs or waits.
-  let running = false;
+  // A turn quicker than a tick (a fast model, a refusal) is seen by the button's own change:
+  // Stop was disabled, then enabled.
+  let running = false, ranSince = false;
+  new MutationObserver((records) => {
+    for (const record of records) {
+      const stop = record.target.matches && record.target.matches(".stop-button");
+      if (stop && record.oldValue !== null) ranSince = true;
+    }
+  }).observe(document.body,
+    {attributes: true, subtree: true, attributeFilter: ["disabled"], attributeOldValue: true});
   const turnEnded = () => {
     const stop = document.querySelector(".stop-button");
     const now = !!stop && !stop.disabled;
-    const ended = running && !now;
+    const ended = (running || ranSince) && !now;
     running = now;
+    ranSince = false;
     return ended;
   };
   // The inline edit of a message of the person's answers the keys of other chat apps: Enter
