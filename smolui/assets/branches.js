@@ -166,12 +166,13 @@
   // queued behind a stopped turn replaces its answer in place): asked again then. Stop is
   // enabled exactly while a turn runs or waits.
   // A turn quicker than a tick (a fast model, a refusal) is seen by the button's own change:
-  // Stop was disabled, then enabled.
+  // a change of Stop's "disabled" from none (Stop was enabled: a turn ran) to disabled. A
+  // page update that leaves it disabled (an empty send) is no turn: its old value is "".
   let running = false, ranSince = false;
   new MutationObserver((records) => {
     for (const record of records) {
       const stop = record.target.matches && record.target.matches(".stop-button");
-      if (stop && record.oldValue !== null) ranSince = true;
+      if (stop && record.oldValue === null) ranSince = true;
     }
   }).observe(document.body,
     {attributes: true, subtree: true, attributeFilter: ["disabled"], attributeOldValue: true});
