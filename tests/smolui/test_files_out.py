@@ -151,7 +151,8 @@ def test_the_download_list_escapes_names_and_offers_a_zip_for_several():
 
 
 def test_the_quota_is_a_setting_with_a_default_and_a_clear_refusal_when_negative():
-    from smolui.app.settings import Settings, settings_from_args, validate
+    from smolui.app.settings import Settings, settings_from_args
+    from smolui.app.settings_checks import validate
 
     assert Settings().owner_quota_mb > 0, "a public server keeps a bounded amount per person"
     chosen = settings_from_args([], {"SMOLUI_OWNER_QUOTA_MB": "5"})
