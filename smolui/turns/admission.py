@@ -16,6 +16,7 @@ from smolui.auth import Identity, SignIn
 from smolui.turns.limits import Reservation, UsageLimiter, subjects_for
 from smolui.turns.pending import PendingTurn
 from smolui.turns.queue import (
+    SEND_AGAIN,
     Describe,
     QueueRefusal,
     TurnQueue,
@@ -185,6 +186,7 @@ class TurnAdmission:
         pending: PendingTurn,
         conversation: str = "",
         describe: Describe | None = None,
+        then: str = SEND_AGAIN,
     ) -> Admission | str:
         """Let a turn in (it may still have to wait), or say why not; nothing runs then.
 
@@ -197,6 +199,7 @@ class TurnAdmission:
                 people may share).
             describe: Names the person's conversations whose turns hold their slots, for
                 the refusal (None: it names none).
+            then: What the person does once their slot is free, said by that refusal.
 
         Returns:
             An `Admission` (wait on it, then run), or the refusal for the chat.
@@ -223,7 +226,7 @@ class TurnAdmission:
                 if reservation is not None:
                     self.limiter.refund(reservation)
                 if isinstance(error, UserLimitReached):
-                    return error.message(describe)
+                    return error.message(describe, then)
                 return str(error)
         admission = Admission(self.limiter, subjects, slot, upload_bytes)
         admission.reservation = reservation

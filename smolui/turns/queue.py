@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 AVERAGE_WEIGHT = 0.2  # how much each finished turn moves the average turn duration
+SEND_AGAIN = "Then send this again. Nothing was run."  # what a refused message's sender does
 
 
 class QueueRefusal(RuntimeError):
@@ -71,18 +72,19 @@ class UserLimitReached(QueueRefusal):
         self.held, self.user_slots, self.shared = tuple(held), user_slots, shared
         super().__init__(self.message())
 
-    def message(self, describe: Describe | None = None) -> str:
+    def message(self, describe: Describe | None = None, then: str = SEND_AGAIN) -> str:
         """The refusal in words, naming each conversation `describe` knows.
 
         Args:
             describe: Names a conversation id for the person (None: name none).
+            then: What the person does once a slot is free (a refused answer to an action
+                is answered again, not sent).
         """
         where = [_holding(slot, describe(slot.conversation) if describe and slot.conversation
                           else None, self.shared) for slot in self.held]  # fmt: skip
         return (
             f"Limit reached: each user may run {self.user_slots} at a time, and "
-            f"{'; '.join(where) or 'another of your turns holds it'}. Then send this again. "
-            "Nothing was run."
+            f"{'; '.join(where) or 'another of your turns holds it'}. {then}"
         )
 
 

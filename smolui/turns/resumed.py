@@ -35,6 +35,7 @@ logger = logging.getLogger(__name__)
 BUSY = "The conversation is busy with another message; answer again once it has finished."
 GONE = "This conversation is no longer stored."
 UNREADABLE = "The conversation's stored chat could not be read (the database is unreachable)."
+ANSWER_AGAIN = "Then answer again."  # the service adds that nothing ran
 
 
 class ResumedTurns:
@@ -106,10 +107,10 @@ class ResumedTurns:
             session.end_turn()
             raise
         # A turn slot as any turn takes (`enter` releases the claim should it fail).
-        entered = enter(self.admission(), session, PendingTurn(), identity, describe)
+        entered = enter(self.admission(), session, PendingTurn(), identity, describe, ANSWER_AGAIN)
         if isinstance(entered, str):  # over the person's limits: nothing starts
             session.end_turn()
-            return _answer_again(entered)
+            return entered
         try:
             begin(session, chat, self.save)
         except Exception:
@@ -153,9 +154,3 @@ class ResumedTurns:
         if live is None or not live.claim(page):
             return
         yield from live.follow()
-
-
-def _answer_again(refusal: str) -> str:
-    """The gate's refusal, said of an answer: the action waits to be answered again (the
-    caller adds that nothing ran)."""
-    return refusal.replace(" Then send this again. Nothing was run.", " Then answer again.")

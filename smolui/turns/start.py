@@ -15,7 +15,7 @@ from smolui.sessions import Session
 from smolui.turns.admission import LEFT_QUEUE, Admission, TurnAdmission
 from smolui.turns.live import LiveTurn
 from smolui.turns.pending import PendingTurn
-from smolui.turns.queue import Describe
+from smolui.turns.queue import SEND_AGAIN, Describe
 
 # Keeps a conversation in the store: (session, chat, turn state) -> saved.
 Save = Callable[[Session, list[Message], str], bool]
@@ -55,6 +55,7 @@ def enter(
     pending: PendingTurn,
     identity: Identity | None,
     describe: Describe | None = None,
+    then: str = SEND_AGAIN,
 ) -> Admission | str:
     """The gate's first look at the claimed conversation's turn: signed in, under the
     limits, a place in the queue. Nothing is shown or kept yet.
@@ -66,6 +67,7 @@ def enter(
         identity: Who sends it (None: an anonymous visitor).
         describe: Names the person's conversations holding their turn slots, for a
             refusal (None: it names none).
+        then: What the person does once their slot is free, said by that refusal.
 
     Returns:
         The admission (wait on it with `wait_for_slot`), or the refusal for the chat.
@@ -74,7 +76,7 @@ def enter(
         return Admission(None, [], None)
     try:
         who = identity or Identity()
-        return admission.enter(who, session.owner, pending, session.id, describe)
+        return admission.enter(who, session.owner, pending, session.id, describe, then)
     except Exception:
         session.end_turn()
         raise
