@@ -160,6 +160,10 @@ class ConversationKeeper:
         def restore(agent: MultiStepAgent) -> None:
             agent.restore_memory(steps)
 
+        def based_on(session: Session) -> None:  # its saves merge against this version
+            stored_steps = (record.memory or {}).get("steps", [])
+            self._writer.based_on(session, record.revision, record.messages, stored_steps)
+
         self.store.files.adopt_unscoped(record.folder, record.owner)  # saved before owners
         return Resumed(
             owner=record.owner,
@@ -168,6 +172,7 @@ class ConversationKeeper:
             files=self.uploads(record),
             note=RESUME_NOTE_FOR_MODEL if uses_code else None,
             model=record.model,
+            based_on=based_on,
         )
 
     def uploads(self, record: StoredConversation) -> list[Any]:

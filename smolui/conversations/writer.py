@@ -100,6 +100,25 @@ class ConversationWriter:
             session.saved_files = count
         return "saved"
 
+    def based_on(
+        self, session: Session, revision: int, messages: list[Any], steps: list[Any]
+    ) -> None:
+        """The live conversation was opened from this stored version: its saves are based on
+        it (`smolui.store.versions.CheckedSaves.based_on`).
+
+        Args:
+            session: The live conversation.
+            revision: The stored version.
+            messages: That version's chat.
+            steps: That version's memory steps (as data).
+        """
+        from smolui.store.versions import CheckedSaves
+
+        with self._lock:
+            self._checked = self._checked or CheckedSaves()
+            checked = self._checked
+        checked.based_on(session, revision, messages, steps)
+
     def _memory(self, session: Session, store: ConversationStore) -> dict[str, Any] | None:
         if not session.has_agent:
             return None

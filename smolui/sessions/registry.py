@@ -88,6 +88,8 @@ class Resumed:
         note: One line for the model on the next turn, or None.
         model: The model spec it was using (None: the app's default); its agent is rebuilt
             with that model.
+        based_on: Called with the live conversation once it is made: its saves are based on
+            the stored version it was brought back from.
     """
 
     owner: str
@@ -96,6 +98,7 @@ class Resumed:
     files: list[Any] = field(default_factory=list)
     note: str | None = None
     model: str | None = None
+    based_on: Callable[[Session], None] = lambda session: None
 
 
 class SessionRegistry:
@@ -363,6 +366,7 @@ class SessionRegistry:
             session.files, session.resume_note = list(resumed.files), resumed.note
             session.saved_files = len(session.files)
             session.model = resumed.model
+            resumed.based_on(session)
         elif released is not None:  # nothing to restore: it had no turn
             session.owner, session.model = released.owner, released.model
         self._sessions[conversation_id] = session

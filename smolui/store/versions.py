@@ -4,7 +4,8 @@ Several replicas may hold the same conversation live (a page that failed over, a
 landed on another replica). Each stored conversation carries a version (`revision`, counted
 up by every save); a save based on an older version is refused with `StaleConversationError`,
 and the writer merges what it has with what is stored (`merge`) and saves again. So a save
-never overwrites messages another replica added.
+never overwrites messages another replica added. A conversation opened from the store is
+based on the version it was opened from (`CheckedSaves.based_on`).
 """
 
 from __future__ import annotations
@@ -59,6 +60,24 @@ class CheckedSaves:
     def __init__(self) -> None:
         self._agreed: weakref.WeakKeyDictionary[Any, _Agreed] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
+
+    def based_on(
+        self, key: Any, revision: int, messages: Sequence[Any], steps: Sequence[Any]
+    ) -> None:
+        """The live conversation starts from this stored version (it was opened from the
+        store): its next save is based on it, so what it removes from that version (a paused
+        step shown again, a retried answer) stays removed, while what another writer adds
+        after it is kept.
+
+        Args:
+            key: The live conversation.
+            revision: The stored version it was opened from.
+            messages: That version's chat.
+            steps: That version's memory steps (as data).
+        """
+        stored = (list(messages), list(steps))
+        with self._lock:
+            self._agreed[key] = _Agreed(revision, stored, stored)
 
     def save(
         self,

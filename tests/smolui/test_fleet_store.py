@@ -88,6 +88,19 @@ def test_an_undo_after_the_merge_stays_undone_and_keeps_the_other_page_s_message
     assert stored(first) == [user("q1"), bot("a1 again"), user("q2"), bot("a2")]
 
 
+def test_a_conversation_opened_from_the_store_keeps_what_it_removed(replicas):
+    first, second = replicas
+    Page(first).say(user("q"), bot("waiting card"))  # that replica's app then goes away
+    record = second.get(OWNER, "c1")
+    reopened, elsewhere = Page(second, record.messages), Page(first, record.messages)
+    for page in (reopened, elsewhere):  # both opened from the same stored version
+        page.saves.based_on(page, record.revision, record.messages, [])
+    elsewhere.say(user("from another tab"))
+    reopened.chat = [user("q")]  # it goes on without the card (a resumed turn drops it)
+    reopened.say(bot("answer"))
+    assert stored(first) == [user("q"), bot("answer"), user("from another tab")]
+
+
 def test_two_replicas_saving_at_the_same_moment_lose_nothing(replicas):
     first, second = replicas
     pages = [Page(first), Page(second)]
