@@ -22,6 +22,7 @@ from typing import Any
 
 from smolui.auth import Identity
 from smolui.sessions import is_conversation_id
+from smolui.ui.chat_window import PageWindow
 from smolui.ui.page_views import PageViews
 
 SWITCH_LABEL = "Ask me before running code or tools"
@@ -183,9 +184,11 @@ def panel_adapters(
     def edit() -> tuple:
         return gr.Textbox(interactive=True), gr.Button(value=RUN_EDITED)
 
-    def follow(conversation_id: Any, request: gr.Request):
+    def follow(conversation_id: Any, earlier: Any, request: gr.Request):
         # A turn the answer resumed (the app had restarted): this page shows it as it runs,
-        # until the page opens another conversation (the turn goes on there, unshown).
+        # until the page opens another conversation (the turn goes on there, unshown). As a
+        # sent message's turn, the page is sent only its window of each update: the turn's
+        # chat starts with the messages the page holds back (`earlier`).
         yield gr.skip()
         if not is_conversation_id(conversation_id):
             return
@@ -193,7 +196,8 @@ def panel_adapters(
         turn = approvals.follow(conversation_id, page)
         if views is not None:
             turn = views.while_shown(page, conversation_id, turn)
-        yield from turn
+        for chat in turn:
+            yield PageWindow.tail(chat, earlier)
 
     def toggle(enabled: Any, conversation_id: Any) -> None:
         if not is_conversation_id(conversation_id):
@@ -254,7 +258,8 @@ def wire_approvals(panel: ApprovalPanel | None, chatbot: Any, conversation_id: A
                    approvals: Any, safe: Callable, side_panel: Any = None,
                    side_text: Callable[[str], str] | None = None,
                    views: PageViews | None = None,
-                   identify: Callable[[Any, Any], Identity] | None = None) -> None:  # fmt: skip
+                   identify: Callable[[Any, Any], Identity] | None = None,
+                   earlier: Any = None) -> None:  # fmt: skip
     """Attach the panel's events (call inside the Blocks).
 
     Args:
@@ -270,6 +275,8 @@ def wire_approvals(panel: ApprovalPanel | None, chatbot: Any, conversation_id: A
         views: Which conversation each page shows (the page's turn events share it): a
             resumed turn writes into the page only while it shows the turn's conversation.
         identify: Who answers, `identify(request, profile)` (None: an anonymous visitor).
+        earlier: The `gr.State` of the messages the page holds back before its chat window
+            (`smolui.ui.chat_window.PageWindow.earlier`); None: the page holds the whole chat.
     """
     if panel is None or approvals is None:
         return
@@ -298,7 +305,8 @@ def wire_approvals(panel: ApprovalPanel | None, chatbot: Any, conversation_id: A
     for action in ("run", "skip", "stop", "always"):
         answered = getattr(panel, action).click(fn[action], answer_inputs, [*shows, side],
                                                 **told)  # fmt: skip
-        answered.then(follow, [conversation_id], [chatbot], **told)
+        held_back = earlier if earlier is not None else gr.State(None)
+        answered.then(follow, [conversation_id, held_back], [chatbot], **told)
     panel.edit.click(fn["edit"], None, [panel.editor, panel.run], **quiet)
     if panel.switch is not None:
         panel.switch.input(fn["toggle"], [panel.switch, conversation_id], None, **told)

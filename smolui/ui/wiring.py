@@ -275,7 +275,8 @@ def wire(
     ).then(*follow, **follow_options)
     _wire_manage(ui, fn, switched)
     wire_approvals(ui.approval, ui.chatbot, ui.conversation_id, chat.config.approvals, safe,
-                   ui.panel, chat.side_panel, views, _identifier(sign_in))  # fmt: skip
+                   ui.panel, chat.side_panel, views, _identifier(sign_in),
+                   window.earlier)  # fmt: skip
     if export_link is not None:
         wire_export(ui, export_link, _identifier(sign_in))
     wire_attachment_checks(ui, chat)

@@ -6,6 +6,9 @@ page's follow ends, so the conversation it opened can start its own turns.
 Real parts: an app process killed with SIGKILL while its tool call waits, a second app on
 the same store (SQLite file, real PostgreSQL), the page's `PageViews` and the panel's own
 follow handler; a gate holds the resumed turn's next model call open.
+
+As a sent message's turn, the page is sent only its window of each update: the messages it
+holds back before the window are not sent again.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ def test_a_resumed_turn_stops_writing_into_a_page_that_opened_another_conversati
     follow = panel_adapters(app.approvals, views=views)["follow"]
 
     assert app.approvals.answer(conversation_id, pending.id, "run", page="p2").ok
-    updates = follow(conversation_id, SimpleNamespace(session_hash="p2"))
+    updates = follow(conversation_id, None, SimpleNamespace(session_hash="p2"))
     next(updates)  # gradio's first update: nothing changes yet
     assert "What is six times seven?" in texts(next(updates)), "the page follows the turn"
     try:
@@ -53,3 +56,27 @@ def test_a_resumed_turn_stops_writing_into_a_page_that_opened_another_conversati
         "the resumed turn goes on unshown, and is saved",
     )
     assert ANSWER in texts(record.messages)
+
+
+def test_a_resumed_turn_sends_the_page_only_its_window(restart):
+    final = ScriptedReply("", tool_calls=[("final_answer", {"answer": ANSWER})])
+    app, conversation_id = restart("tool", [final])
+    pending = app.approvals.waiting(conversation_id)
+    app.long_untouched(pending.id)
+    held_back = stored(app, conversation_id).messages[:1]  # the page holds back the question
+    assert "What is six times seven?" in texts(held_back)
+    follow = panel_adapters(app.approvals)["follow"]
+
+    assert app.approvals.answer(conversation_id, pending.id, "run", page="p2").ok
+    updates = list(follow(conversation_id, held_back, SimpleNamespace(session_hash="p2")))[1:]
+    assert updates, "the page follows the turn"
+    assert all("What is six times seven?" not in texts(chat) for chat in updates), (
+        "the held-back question was sent again"
+    )
+    assert ANSWER in texts(updates[-1])
+    chat = wait_for(
+        lambda: (r := stored(app, conversation_id)) and r.turn_state == "done" and r.messages,
+        "the resumed turn is saved",
+    )
+    assert chat[: len(held_back)] == held_back, "the held-back part is the chat's start"
+    assert texts(updates[-1]) == texts(chat[len(held_back) :]), "the window is the chat's rest"
