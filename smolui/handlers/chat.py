@@ -17,6 +17,7 @@ from smolui.conversations.keeper import ConversationKeeper
 from smolui.handlers.side_panel import SidePanel
 from smolui.observability.observer import NoTurnObserver, TurnObserver
 from smolui.render.about import ServerFacts
+from smolui.render.approval import withdrawn
 from smolui.render.messages import Message, PassingNotice, render_notice
 from smolui.sessions import ConversationUnavailableError, Session, SessionRegistry
 from smolui.sessions.model_choice import fall_back_if_gone
@@ -193,7 +194,8 @@ class ChatHandlers:
             )
             yield history + notes + [busy], session.id
             return
-        chat = history + notes
+        # Claimed: no turn waits on an action the chat still shows (its app is gone).
+        chat = withdrawn(history) + notes
         if stopped_early:
             yield self._stopped_before_start(session, pending, chat)
             return

@@ -22,6 +22,12 @@ _DOING = re.compile(r" · [^·]*…$")
 # model's raw "Thought:" and its code) and the code block.
 _SHOWN_IN_CARD = re.compile(r"\.(t|c[0-9]+)$")
 PENDING_PREFIX = "approval-"  # the pending message's id: this + the approval's id
+# An action a gone turn held (the app restarted), left unanswered when the next message came.
+WITHDRAWN_TITLE = "Not answered"
+WITHDRAWN_LOG = "did not run"
+WITHDRAWN_WHAT = "not answered"  # the paused step's title, in place of "waits for your approval"
+WITHDRAWN_NOTE = "_A new message came before this action was answered: it did not run._"
+_ASK = "\n\nRun it, edit it, skip it or stop the turn with the buttons under the chat."
 _DECIDED = {
     "run": "Approved",
     "edit": "Edited, then approved",
@@ -73,7 +79,7 @@ def render_pending_approval(
     said = thought_text(thought, code) if thought else ""  # no raw "Thought:", no code again
     if said:
         parts.insert(0, f"_{clip(said, 600)}_")
-    parts.append("Run it, edit it, skip it or stop the turn with the buttons under the chat.")
+    parts.append(_ASK.strip())
     return message(
         "\n\n".join(parts),
         title=WAITING_TITLE,
@@ -128,6 +134,29 @@ def waits_for_answer(chat: list[Message]) -> bool:
         chat: A stored chat.
     """
     return bool(chat) and is_pending_approval(chat[-1])
+
+
+def withdrawn(chat: list[Message]) -> list[Message]:
+    """The chat a new message goes on from while an action a gone turn held is still shown
+    (the app restarted, then the person wrote instead of answering): the card no longer asks,
+    it says the action did not run, and its step no longer says it waits.
+
+    Args:
+        chat: The chat as kept (`paused`, then the card), and whatever came after it.
+    """
+    shown = []
+    for item in chat:
+        metadata = item.get("metadata") or {}
+        if is_pending_approval(item):
+            asked = str(item.get("content") or "").removesuffix(_ASK)
+            own = str(metadata.get("id") or "").removeprefix(PENDING_PREFIX)
+            item = message(f"{asked}\n\n{WITHDRAWN_NOTE}", title=WITHDRAWN_TITLE,
+                           id=f"withdrawn-{own}", log=WITHDRAWN_LOG)  # fmt: skip
+        elif not metadata.get("parent_id") and metadata.get("log") == PAUSED_LOG:
+            title = str(metadata.get("title") or "").replace(PAUSED_WHAT, WITHDRAWN_WHAT)
+            item = {**item, "metadata": {**metadata, "title": title, "log": WITHDRAWN_LOG}}
+        shown.append(item)
+    return shown
 
 
 def before_the_wait(chat: list[Message]) -> list[Message]:

@@ -18,6 +18,7 @@ from smolui.render.approval import (
     render_approvals,
     render_pending_approval,
     waits_for_answer,
+    withdrawn,
 )
 from smolui.render.export import to_json, to_markdown
 from smolui.render.messages import message
@@ -105,6 +106,20 @@ def test_a_resumed_turn_goes_on_from_the_kept_chat_without_the_paused_step_and_i
     kept = paused([user, done, output, step, call, nested]) + [card]
     assert waits_for_answer(kept) and not waits_for_answer(kept[:-1])
     assert before_the_wait(kept) == [user, done, output]
+
+
+def test_a_new_message_after_a_gone_turn_leaves_its_action_shown_as_not_run():
+    user = {"role": "user", "content": "go"}
+    step = message("", title="Step 1 · thinking…", id="t-1", status="pending")
+    card = render_pending_approval("a1", "code", 1, "print(1)", None, None)
+    then = {"role": "user", "content": "start again"}
+    shown = withdrawn([*paused([user, step]), card, then])
+    assert not waits_for_answer(shown[:3]), "the card no longer asks"
+    assert shown[0] == user and shown[-1] == then
+    assert shown[1]["metadata"]["title"] == "Step 1 · not answered"
+    assert "print(1)" in shown[2]["content"] and "did not run" in shown[2]["content"]
+    assert "buttons under the chat" not in shown[2]["content"]
+    assert withdrawn([user, then]) == [user, then], "nothing else changes"
 
 
 def test_each_answer_shows_on_its_step_and_in_the_exports():

@@ -200,7 +200,18 @@ def test_a_new_message_after_the_restart_withdraws_the_action_it_supersedes(rest
     owner = app.keeper.store.owner_of(conversation_id)
     state = {"owner": owner, "current": conversation_id}
     _, chat, _, _ = app.pages.load(state, page="p2")
-    assert "Fresh start." in texts(app.send("Start again.", conversation_id, chat))
+    assert "Run it, edit it" in texts(chat), "the page shows the card of the gone turn"
+    shown = app.send("Start again.", conversation_id, chat)
+    assert "Fresh start." in texts(shown)
     assert app.approvals.waiting(conversation_id) is None
+    record = wait_for(
+        lambda: (r := stored(app, conversation_id)) and r.turn_state == "done" and r,
+        "the new turn is saved",
+    )
+    for kept in (shown, record.messages):  # the card no longer asks; it says nothing ran
+        assert "Run it, edit it" not in texts(kept) and "it did not run" in texts(kept)
+        titles = [str((m.get("metadata") or {}).get("title")) for m in kept]
+        assert not any("approval" in title for title in titles), titles
+        assert "Step 1 · not answered" in titles
     late = app.approvals.answer(conversation_id, pending.id, "run", page="p2")
     assert not late.ok and late.message == NO_LONGER_WAITING
