@@ -14,7 +14,7 @@ import json
 import logging
 import threading
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -60,14 +60,11 @@ class Resumer(Protocol):
         Args:
             conversation_id: The conversation.
             pending: The answered approval (its `model_output` is the step's).
-            page: The answering page, which then follows the turn (`follow`).
+            page: The answering page, which then follows the turn (as a page reopened
+                mid-turn does: `ChatHandlers.follow`).
             identity: Who answered (`smolui.auth.Identity`: the limits they are held to);
                 None: an anonymous visitor.
         """
-        ...
-
-    def follow(self, conversation_id: str, page: str | None) -> Iterator[list[Message]]:
-        """The resumed turn's chat as it changes, for the page that answered."""
         ...
 
 
@@ -168,16 +165,6 @@ class ChatApprovals:
             resumer: Starts such a turn again (the chat handlers', which run turns).
         """
         self._resumer = resumer
-
-    def follow(self, conversation_id: str, page: str | None) -> Iterator[list[Message]]:
-        """The chat of a turn this page's answer resumed, as it changes (nothing otherwise).
-
-        Args:
-            conversation_id: The page's conversation.
-            page: The page's session hash.
-        """
-        if self._resumer is not None:
-            yield from self._resumer.follow(conversation_id, page)
 
     # -- a turn --------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from agents.models.messages import ChatMessage
@@ -39,8 +39,8 @@ ANSWER_AGAIN = "Then answer again."  # the service adds that nothing ran
 
 
 class ResumedTurns:
-    """Starts resumed turns (`smolui.approvals.service.Resumer`) and lets the answering page
-    follow them.
+    """Starts resumed turns (`smolui.approvals.service.Resumer`); the answering page follows
+    each as a page reopened mid-turn does (`ChatHandlers.follow`).
 
     Args:
         registry: The live conversations (a gone one is restored from the store).
@@ -117,7 +117,7 @@ class ResumedTurns:
             entered.release()
             session.end_turn()
             raise
-        session.live_turn.shown_to(page)  # the answering page follows it (`follow`)
+        session.live_turn.shown_to(page)  # the answering page follows it
         # Nobody else drives the turn here: a thread waits for its slot, then runs it.
         threading.Thread(target=self._run, args=(session, entered, chat, request),
                          name="smolui-resumed", daemon=True).start()  # fmt: skip
@@ -141,16 +141,3 @@ class ResumedTurns:
         turn = self.runner.run(session, PendingTurn(), chat, admission, request=request)
         for _ in turn:  # the runner's generator starts the turn and follows it
             pass
-
-    def follow(self, conversation_id: str, page: str | None) -> Iterator[list[Message]]:
-        """The resumed turn's chat as it changes, for the page that answered (once).
-
-        Args:
-            conversation_id: The page's conversation.
-            page: The page's session hash.
-        """
-        session = self.registry.get(conversation_id)
-        live = session.live_turn if session is not None else None
-        if live is None or not live.claim(page):
-            return
-        yield from live.follow()

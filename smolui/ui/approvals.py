@@ -9,8 +9,9 @@ asks the store whether this conversation has an action waiting, so every tab and
 shows it, and the side panel's "Now:" line says the turn waits for the person's approval
 while it does; of two answers only the first is taken, the other tab is told. An answer to an
 action whose turn is gone (the app restarted) resumes that turn (in a turn slot of the person
-who answered), and the answering page follows it while it shows that conversation
-(`smolui.ui.page_views`, as a sent message's turn). Where the server requires approval (`--approve-required`) the switch shows on,
+who answered), and the answering page follows it as a page reopened mid-turn does (the
+page's own follow, chained after each answer: its chat window, message box, Stop and side
+panel, while it shows that conversation). Where the server requires approval (`--approve-required`) the switch shows on,
 cannot be changed, and says why.
 """
 
@@ -22,8 +23,6 @@ from typing import Any
 
 from smolui.auth import Identity
 from smolui.sessions import is_conversation_id
-from smolui.ui.chat_window import PageWindow
-from smolui.ui.page_views import PageViews
 
 SWITCH_LABEL = "Ask me before running code or tools"
 REQUIRED_LABEL = "Ask me before running code or tools (required by this server)"
@@ -99,7 +98,6 @@ def _heading(pending: Any) -> str:
 def panel_adapters(
     approvals: Any,
     side_text: Callable[[str], str] | None = None,
-    views: PageViews | None = None,
     identify: Callable[[Any, Any], Identity] | None = None,
 ) -> dict[str, Callable]:
     """The panel's handlers in the shape gradio calls them.
@@ -108,8 +106,6 @@ def panel_adapters(
         approvals: The app's `smolui.approvals.ChatApprovals`.
         side_text: The side panel's Markdown for a conversation, given again whenever an
             action starts or stops waiting (its "Now:" line says so); None: not given.
-        views: Which conversation each page shows: a resumed turn's updates reach the
-            answering page only while it shows that turn's conversation (None: always).
         identify: Who answers, `identify(request, profile)`: a resumed turn counts against
             their limits (None: an anonymous visitor).
     """
@@ -184,21 +180,6 @@ def panel_adapters(
     def edit() -> tuple:
         return gr.Textbox(interactive=True), gr.Button(value=RUN_EDITED)
 
-    def follow(conversation_id: Any, earlier: Any, request: gr.Request):
-        # A turn the answer resumed (the app had restarted): this page shows it as it runs,
-        # until the page opens another conversation (the turn goes on there, unshown). As a
-        # sent message's turn, the page is sent only its window of each update: the turn's
-        # chat starts with the messages the page holds back (`earlier`).
-        yield gr.skip()
-        if not is_conversation_id(conversation_id):
-            return
-        page = _page(request)
-        turn = approvals.follow(conversation_id, page)
-        if views is not None:
-            turn = views.while_shown(page, conversation_id, turn)
-        for chat in turn:
-            yield PageWindow.tail(chat, earlier)
-
     def toggle(enabled: Any, conversation_id: Any) -> None:
         if not is_conversation_id(conversation_id):
             return
@@ -212,7 +193,7 @@ def panel_adapters(
             duration=4,
         )
 
-    handlers = {"refresh": refresh, "edit": edit, "toggle": toggle, "follow": follow}
+    handlers = {"refresh": refresh, "edit": edit, "toggle": toggle}
     handlers.update({action: answer(action) for action in ("run", "skip", "stop", "always")})
     return handlers
 
@@ -257,9 +238,8 @@ def _page(request: Any) -> str | None:
 def wire_approvals(panel: ApprovalPanel | None, chatbot: Any, conversation_id: Any,
                    approvals: Any, safe: Callable, side_panel: Any = None,
                    side_text: Callable[[str], str] | None = None,
-                   views: PageViews | None = None,
                    identify: Callable[[Any, Any], Identity] | None = None,
-                   earlier: Any = None) -> None:  # fmt: skip
+                   follow: tuple | None = None) -> None:  # fmt: skip
     """Attach the panel's events (call inside the Blocks).
 
     Args:
@@ -272,11 +252,10 @@ def wire_approvals(panel: ApprovalPanel | None, chatbot: Any, conversation_id: A
         side_panel: The side panel (its "Now:" line says when an action waits); None: the
             panel is not touched.
         side_text: The side panel's Markdown for a conversation (with `side_panel`).
-        views: Which conversation each page shows (the page's turn events share it): a
-            resumed turn writes into the page only while it shows the turn's conversation.
         identify: Who answers, `identify(request, profile)` (None: an anonymous visitor).
-        earlier: The `gr.State` of the messages the page holds back before its chat window
-            (`smolui.ui.chat_window.PageWindow.earlier`); None: the page holds the whole chat.
+        follow: The page's follow of its conversation's running turn, as `(fn, inputs,
+            outputs)`, chained after each answer: a turn the answer resumed (the app had
+            restarted) shows on the page as it runs. None: the page does not follow it.
     """
     if panel is None or approvals is None:
         return
@@ -286,8 +265,7 @@ def wire_approvals(panel: ApprovalPanel | None, chatbot: Any, conversation_id: A
         show_default(panel.switch, approvals)
 
     handlers = panel_adapters(approvals, side_text if side_panel is not None else None,
-                              views, identify)  # fmt: skip
-    follow = handlers.pop("follow")  # a streaming handler: not wrapped
+                              identify)  # fmt: skip
     fn = {name: safe(handler) for name, handler in handlers.items()}
     shows = [panel.group, panel.heading, panel.editor, panel.reason, panel.run, panel.always,
              panel.shown]  # fmt: skip
@@ -305,8 +283,8 @@ def wire_approvals(panel: ApprovalPanel | None, chatbot: Any, conversation_id: A
     for action in ("run", "skip", "stop", "always"):
         answered = getattr(panel, action).click(fn[action], answer_inputs, [*shows, side],
                                                 **told)  # fmt: skip
-        held_back = earlier if earlier is not None else gr.State(None)
-        answered.then(follow, [conversation_id, held_back], [chatbot], **told)
+        if follow is not None:
+            answered.then(*follow, **told)
     panel.edit.click(fn["edit"], None, [panel.editor, panel.run], **quiet)
     if panel.switch is not None:
         panel.switch.input(fn["toggle"], [panel.switch, conversation_id], None, **told)

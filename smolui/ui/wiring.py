@@ -275,8 +275,7 @@ def wire(
     ).then(*follow, **follow_options)
     _wire_manage(ui, fn, switched)
     wire_approvals(ui.approval, ui.chatbot, ui.conversation_id, chat.config.approvals, safe,
-                   ui.panel, chat.side_panel, views, _identifier(sign_in),
-                   window.earlier)  # fmt: skip
+                   ui.panel, chat.side_panel, _identifier(sign_in), follow)  # fmt: skip
     if export_link is not None:
         wire_export(ui, export_link, _identifier(sign_in))
     wire_attachment_checks(ui, chat)

@@ -45,7 +45,7 @@ def test_the_resumed_turn_shows_the_held_step_once(restart):
     app.long_untouched(pending.id)
     opened(app, conversation_id, "p2")
     assert app.approvals.answer(conversation_id, pending.id, "run", page="p2").ok
-    final = list(app.approvals.follow(conversation_id, "p2"))[-1]
+    final = list(app.chat.follow(conversation_id, "p2"))[-1]
     assert "The answer is 42." in texts(final)
     assert len(titles(final, "Step 1")) == 1, titles(final, "Step")
     assert not titles(final, PAUSED_WHAT), "nothing says it still waits"

@@ -118,7 +118,7 @@ def test_an_approved_code_block_runs_after_a_restart_without_a_second_model_call
     assert pending is not None and pending.model_output is not None
     app.long_untouched(pending.id)
     assert app.approvals.answer(conversation_id, pending.id, "run", page="p2").ok
-    chats = list(app.approvals.follow(conversation_id, "p2"))
+    chats = list(app.chat.follow(conversation_id, "p2"))
     final = chats[-1]
     assert "The answer is 42." in texts(final)
     assert WAITING_TITLE not in texts(final), "the pending action left the chat"
@@ -141,7 +141,7 @@ def test_a_skipped_tool_call_after_a_restart_runs_nothing_and_the_model_reads_wh
     app.long_untouched(pending.id)
     assert app.approvals.answer(conversation_id, pending.id, "skip", reason="Not today.",
                                 page="p2").ok  # fmt: skip
-    chats = list(app.approvals.follow(conversation_id, "p2"))
+    chats = list(app.chat.follow(conversation_id, "p2"))
     assert "Not recorded, as asked." in texts(chats[-1])
     assert calls_made(app.data) == [], "the skipped call did not run"
     (model,) = app.models
@@ -189,7 +189,7 @@ def test_an_answer_that_cannot_resume_yet_leaves_the_action_waiting(restart):
     assert not busy.ok and busy.message.endswith("Nothing ran.")
     assert app.approvals.waiting(conversation_id).id == pending.id, "it waits again"
     assert app.approvals.answer(conversation_id, pending.id, "run", page="p2").ok
-    assert "The answer is 42." in texts(list(app.approvals.follow(conversation_id, "p2"))[-1])
+    assert "The answer is 42." in texts(list(app.chat.follow(conversation_id, "p2"))[-1])
 
 
 def test_a_new_message_after_the_restart_withdraws_the_action_it_supersedes(restart):

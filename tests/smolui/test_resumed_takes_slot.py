@@ -56,7 +56,7 @@ def test_an_answer_after_a_restart_does_not_run_beside_the_persons_other_turn(re
     assert "72" in texts(said[-1])
 
     assert app.approvals.answer(conversation_id, pending.id, "run", page="p2").ok
-    final = list(app.approvals.follow(conversation_id, "p2"))[-1]
+    final = list(app.chat.follow(conversation_id, "p2"))[-1]
     assert "The answer is 42." in texts(final)
 
 
@@ -77,7 +77,7 @@ def test_an_answer_after_a_restart_waits_its_place_when_every_slot_is_busy(resta
         wait_for(lambda: reached.is_set() or said, "the other person's turn runs")
         assert reached.is_set(), f"the other turn was refused: {said}"
         assert app.approvals.answer(conversation_id, pending.id, "run", page="p2").ok
-        updates = app.approvals.follow(conversation_id, "p2")
+        updates = app.chat.follow(conversation_id, "p2")
         seen = []
         for shown in updates:  # the page's view until the turn says it waits its place
             seen.append(texts(shown))
