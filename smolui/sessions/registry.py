@@ -5,7 +5,9 @@ the page's session hash, so a reload finds the same agent. Closing the page star
 period instead of evicting at once; idle conversations and those beyond a cap are evicted
 too. Eviction closes the agent's executor and deletes the conversation's upload folder; with a
 conversation store attached (`resume`, `keep_files`), eviction keeps the files and an id that is
-not live is brought back from the store under the same id (see `smolui.conversations.keeper`).
+not live is brought back from the store under the same id (`smolui.sessions.resumed`, built by
+`smolui.conversations.keeper`). Agents come from the factory the registry is given
+(`smolui.sessions.factories`).
 
 An evicted conversation with nothing to remember yet (no turn ran) is not in the store, so the
 registry remembers its id, owner, folder and model (`smolui.sessions.released`: bounded per owner
@@ -24,20 +26,19 @@ page opens or "New chat" clicks evicts its own conversations before an active vi
 
 from __future__ import annotations
 
-import inspect
 import logging
 import secrets
 import threading
 import time
-from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agents.loop.agent import MultiStepAgent
+from smolui.sessions.factories import AgentLender, adapt_factory
 from smolui.sessions.released import Released, ReleasedList, ReleasedStore
+from smolui.sessions.resumed import Resumed
 from smolui.sessions.session import Session, is_conversation_id, new_conversation_id
 from smolui.sessions.shutdown import stop_turns
 
@@ -53,52 +54,6 @@ class ConversationUnavailableError(RuntimeError):
 
 class SessionCapacityError(ConversationUnavailableError):
     """Every agent slot is busy; the visitor must try again later."""
-
-
-class AgentLender(ABC):
-    """A factory that lends agents it wants back: the registry hands each conversation's
-    agent to `release` when the conversation ends, instead of closing it."""
-
-    @abstractmethod
-    def __call__(self, upload_dir: Path | None = None) -> MultiStepAgent:
-        """An agent for a new conversation.
-
-        Args:
-            upload_dir: The conversation's upload folder.
-        """
-
-    @abstractmethod
-    def release(self, agent: MultiStepAgent) -> None:
-        """Take back the agent of a conversation that ended.
-
-        Args:
-            agent: The agent the conversation used.
-        """
-
-
-@dataclass
-class Resumed:
-    """How to bring back a conversation that is not live (from the conversation store).
-
-    Args:
-        owner: Whose conversation it is.
-        folder: Its upload folder's name.
-        restore: Puts the stored memory into the freshly built agent.
-        files: Its uploaded files, for the side panel.
-        note: One line for the model on the next turn, or None.
-        model: The model spec it was using (None: the app's default); its agent is rebuilt
-            with that model.
-        based_on: Called with the live conversation once it is made: its saves are based on
-            the stored version it was brought back from.
-    """
-
-    owner: str
-    folder: str
-    restore: Callable[[MultiStepAgent], None]
-    files: list[Any] = field(default_factory=list)
-    note: str | None = None
-    model: str | None = None
-    based_on: Callable[[Session], None] = lambda session: None
 
 
 class SessionRegistry:
@@ -148,7 +103,7 @@ class SessionRegistry:
         self._lock = threading.Lock()
         self._sweeper: threading.Thread | None = None
         self._stop_sweeper = threading.Event()
-        self._make_agent = _adapt_factory(factory)
+        self._make_agent = adapt_factory(factory)
         self.resume = resume
         self.keep_files = keep_files
         self.released_store = released_store
@@ -443,19 +398,3 @@ def _add_page(session: Session, page: str) -> None:
     if page not in session.pages and len(session.pages) >= MOST_PAGES:
         session.pages.pop()
     session.pages.add(page)
-
-
-def _adapt_factory(factory: Callable[..., MultiStepAgent]) -> Callable[[Path], MultiStepAgent]:
-    """Call `factory(upload_dir)` if it takes an argument, else `factory()`."""
-    positional = (
-        inspect.Parameter.POSITIONAL_ONLY,
-        inspect.Parameter.POSITIONAL_OR_KEYWORD,
-        inspect.Parameter.VAR_POSITIONAL,
-    )
-    try:
-        params = [p for p in inspect.signature(factory).parameters.values() if p.kind in positional]
-    except (TypeError, ValueError):
-        params = []
-    if params:  # a model spec follows the folder when the conversation picked one
-        return lambda upload_dir, *model: factory(upload_dir, *model)
-    return lambda upload_dir: factory()

@@ -12,14 +12,14 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from smolui.store.conversations import (
-    ConversationStore,
+from smolui.store.conversations import ConversationStore
+from smolui.store.database import StoreUnavailableError, safe_url
+from smolui.store.records import (
     ConversationSummary,
     CorruptConversationError,
     StoredConversation,
     UploadInfo,
 )
-from smolui.store.database import StoreUnavailableError, safe_url
 from smolui.store.versions import StaleConversationError
 
 __all__ = [

@@ -2,14 +2,14 @@
 
 Every read and write names the owner; a conversation id that is unknown, or that belongs to
 someone else, reads as missing. The data folder holds each conversation's files in folders
-named by the conversation's `folder`, never by its id.
+named by the conversation's `folder`, never by its id. What it hands out (`StoredConversation`,
+`ConversationSummary`, `UploadInfo`) is in `smolui.store.records`.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,14 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from smolui.store import branches, search
 from smolui.store.files import ConversationFiles
+from smolui.store.records import (
+    ConversationSummary,
+    CorruptConversationError,
+    StoredConversation,
+    UploadInfo,
+    as_utc,
+    record_of,
+)
 from smolui.store.rows import RowWriter, read_rows
 from smolui.store.schema import (
     MODEL_CHARS,
@@ -38,78 +46,6 @@ logger = logging.getLogger(__name__)
 DEFAULT_TITLE = "New conversation"
 # How often `get` reads a conversation whose rows do not add up before calling it damaged.
 TORN_READ_ATTEMPTS = 3
-
-
-class CorruptConversationError(RuntimeError):
-    """A stored conversation cannot be read back; other conversations are unaffected."""
-
-
-@dataclass(frozen=True)
-class UploadInfo:
-    """What is kept about one uploaded file.
-
-    Args:
-        name: The name shown to the user.
-        kind: "pdf", "docx", "text", "image", ...
-        size: Bytes.
-        sha256: Hex digest of the content.
-        path: Where it is, relative to the conversation's upload folder.
-        pages: Pages (documents), or None.
-        rows: Rows (tables), or None.
-        text: The text extracted from a document, kept (about its first megabyte) for
-            search only: saved, never read back ("" in what `get` returns).
-    """
-
-    name: str
-    kind: str
-    size: int
-    sha256: str
-    path: str
-    pages: int | None = None
-    rows: int | None = None
-    text: str = field(default="", repr=False)
-
-
-@dataclass(frozen=True)
-class StoredConversation:
-    """One conversation as stored: its chat, its agent's memory and its files.
-
-    Args:
-        id: The conversation id.
-        owner: Its owner's key.
-        title: Shown in the conversation list.
-        created: When it started (UTC).
-        updated: When it last changed (UTC).
-        folder: Name of its folders in the data folder.
-        messages: The chat as the page renders it.
-        memory: The agent's memory (`agents.memory.io` data), or None.
-        turn_state: "idle", "running", "done", "stopped" or "failed".
-        uploads: Its uploaded files.
-        model: The model spec picked for it (None: the app's default).
-        revision: Its version: how many saves it has had (see `save_checked`).
-    """
-
-    id: str
-    owner: str
-    title: str
-    created: datetime
-    updated: datetime
-    folder: str
-    messages: list[dict[str, Any]]
-    memory: dict[str, Any] | None
-    turn_state: str
-    uploads: list[UploadInfo] = field(default_factory=list)
-    model: str | None = None
-    revision: int = 0
-
-
-@dataclass(frozen=True)
-class ConversationSummary:
-    """A line of the conversation list."""
-
-    id: str
-    title: str
-    updated: datetime
 
 
 class ConversationStore:
@@ -194,7 +130,7 @@ class ConversationStore:
                 branch = row.active_branch or 0
                 messages = read_rows(session, ChatMessageRow, conversation_id, branch)
                 steps = read_rows(session, MemoryStepRow, conversation_id, branch)
-                return _record(row, messages, steps)
+                return record_of(row, messages, steps)
             except (ValueError, TypeError, KeyError) as error:
                 raise CorruptConversationError(
                     f"This conversation's stored data is damaged and cannot be opened ({error})."
@@ -229,7 +165,7 @@ class ConversationStore:
         statement = statement.order_by(Conversation.updated_at.desc()).limit(limit)
         with self._sessions() as session:
             rows = session.execute(statement).all()
-        return [ConversationSummary(r.id, r.title, _utc(r.updated_at)) for r in rows]
+        return [ConversationSummary(r.id, r.title, as_utc(r.updated_at)) for r in rows]
 
     # -- writing ----------------------------------------------------------------------------
 
@@ -435,21 +371,6 @@ def title_of(messages: list[dict[str, Any]]) -> str:
     return DEFAULT_TITLE
 
 
-def _record(row: Conversation, messages: list[Any], steps: list[Any]) -> StoredConversation:
-    if not all(isinstance(m, dict) for m in messages):
-        raise ValueError("the stored chat is not a list of messages")
-    if row.memory_version is None and steps:
-        raise ValueError("memory steps are stored without a memory format")
-    memory = None
-    if row.memory_version is not None:
-        memory = {"version": row.memory_version, "steps": steps}
-    uploads = [UploadInfo(u.name, u.kind, u.size, u.sha256, u.path, u.pages, u.rows)
-               for u in row.uploads]  # fmt: skip
-    return StoredConversation(row.id, row.owner, row.title, _utc(row.created_at),
-                              _utc(row.updated_at), row.folder, messages, memory,
-                              row.turn_state, uploads, row.model, row.revision)  # fmt: skip
-
-
 def _upload_row(info: UploadInfo, conversation_id: str, now: datetime) -> Upload:
     texts = [UploadText(conversation_id=conversation_id, position=position, body=piece)
              for position, piece in enumerate(search.document_pieces(info.text))]  # fmt: skip
@@ -458,16 +379,4 @@ def _upload_row(info: UploadInfo, conversation_id: str, now: datetime) -> Upload
                   texts=texts)  # fmt: skip
 
 
-def _utc(value: datetime) -> datetime:
-    """SQLite gives back naive datetimes; everything stored is UTC."""
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
-
-
-__all__ = [
-    "ConversationStore",
-    "ConversationSummary",
-    "CorruptConversationError",
-    "StaleConversationError",
-    "StoredConversation",
-    "UploadInfo",
-]
+__all__ = ["ConversationStore", "title_of"]

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import event
 
 from smolui.store import open_store
-from smolui.store.conversations import CorruptConversationError
+from smolui.store.records import CorruptConversationError
 from tests.smolui.test_store_rows import steps, turn
 
 
