@@ -133,7 +133,7 @@ def prepare_ui(settings: object, loader: object):
         loader: The app's `ModelLoader` (started later).
     """
     from agents.errors import AgentConfigError
-    from agents.observability.tracing import default_tracer
+    from agents.observability.tracer import default_tracer
 
     try:
         default_tracer()  # traces as OTEL_* asks: set up now, or refused with the reason

@@ -23,7 +23,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents import ActionStep, CodeAgent, ScriptedModel, ScriptedReply, ToolCallingAgent  # noqa: E402
-from agents.observability.tracing import NOOP_TRACER, AgentTracing  # noqa: E402
+from agents.observability.tracer import NOOP_TRACER  # noqa: E402
+from agents.observability.tracing import AgentTracing  # noqa: E402
 from tools import tool  # noqa: E402
 
 

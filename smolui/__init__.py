@@ -11,7 +11,7 @@ from tools.lazy_exports import lazy_exports
 # name -> module that defines it; loaded on first attribute access.
 _LAZY = {
     "GradioUI": "smolui.app.gradio_ui",
-    "stream_to_gradio": "smolui.app.gradio_ui",
+    "stream_to_gradio": "smolui.app.streaming",
     "Settings": "smolui.app.settings",
     "settings_from_args": "smolui.app.settings",
     "SessionRegistry": "smolui.sessions",

@@ -1,4 +1,8 @@
-"""`Tool`: plain data (name, description, inputs, output type) plus a `forward` function."""
+"""`Tool`: plain data (name, description, inputs, output type) plus a `forward` function.
+
+The types its inputs may declare and their checks live in `tools.schema`, its errors in
+`tools.errors`; both stay importable from here.
+"""
 
 from __future__ import annotations
 
@@ -7,49 +11,31 @@ import json
 import textwrap
 from typing import Any
 
-AUTHORIZED_TYPES = (
-    "string",
-    "boolean",
-    "integer",
-    "number",
-    "image",
-    "audio",
-    "array",
-    "object",
-    "any",
-    "null",
+from tools.errors import ToolArgumentError, ToolDefinitionError, ToolExecutionError
+from tools.schema import (
+    AUTHORIZED_TYPES,
+    bind_arguments,
+    check_input,
+    check_value,
+    json_type,
+    python_type,
 )
 
-_PYTHON_CHECKS: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "boolean": (bool,),
-    "integer": (int,),
-    "number": (int, float),
-    "array": (list, tuple),
-    "object": (dict,),
-}
-
+# Importers take these from here: the errors and `AUTHORIZED_TYPES` stay where they were.
+__all__ = [
+    "AUTHORIZED_TYPES",
+    "Tool",
+    "ToolArgumentError",
+    "ToolDefinitionError",
+    "ToolExecutionError",
+    "format_output",
+]
 
 # Told to the model for a tool with an `output_schema` (small models print results otherwise).
 _STRUCTURED_NOTE = (
     "\n    Important: this tool returns structured output: read fields directly, e.g. "
     "result['field_name'], following the JSON schema below; no need to print it first."
 )
-
-
-class ToolDefinitionError(ValueError):
-    """A tool is defined wrongly (a developer mistake, raised at definition)."""
-
-
-class ToolArgumentError(ValueError):
-    """A tool was called with wrong arguments (a model mistake, shown to the model)."""
-
-
-class ToolExecutionError(RuntimeError):
-    """A tool could not do what it was asked (bad URL, missing file, offline...).
-
-    The message is written for the model: it says what happened and what to try instead.
-    """
 
 
 class Tool:
@@ -103,7 +89,7 @@ class Tool:
         if not isinstance(self.inputs, dict):
             raise ToolDefinitionError(f"{label} ({self.name}): inputs must be a dict.")
         for arg, spec in self.inputs.items():
-            _check_input(self.name, arg, spec)
+            check_input(self.name, arg, spec)
         if self.output_type not in AUTHORIZED_TYPES:
             raise ToolDefinitionError(
                 f"{label} ({self.name}): output_type {self.output_type!r} is not one of "
@@ -145,7 +131,7 @@ class Tool:
             if candidate and set(candidate) <= set(self.inputs) and len(self.inputs) != 1:
                 args, kwargs = (), candidate
         if sanitize_inputs_outputs:
-            self.validate_arguments(_bind(self, args, kwargs))
+            self.validate_arguments(bind_arguments(self, args, kwargs))
         return self.forward(*args, **kwargs)
 
     def validate_arguments(self, arguments: dict[str, Any]) -> None:
@@ -167,7 +153,7 @@ class Tool:
                         f"Tool {self.name} needs argument '{arg}'. " + self.usage()
                     )
                 continue
-            _check_value(self, arg, spec, arguments[arg])
+            check_value(self, arg, spec, arguments[arg])
 
     def usage(self) -> str:
         return f"Usage: {self.signature()}: {self.description}"
@@ -186,7 +172,7 @@ class Tool:
         """The tool as a Python function stub for code agents' system prompts; with an
         `output_schema`, it returns `dict` and its docstring shows that JSON schema."""
         args = ", ".join(
-            f"{arg}: {_py_type(spec['type'])}{' = None' if spec.get('nullable') else ''}"
+            f"{arg}: {python_type(spec['type'])}{' = None' if spec.get('nullable') else ''}"
             for arg, spec in self.inputs.items()
         )
         schema = self.output_schema
@@ -204,7 +190,7 @@ class Tool:
                 f"\n    Returns:\n        dict (structured output), this JSON schema:\n{shown}"
             )
         body = "\n".join(doc)
-        returns = "dict" if schema is not None else _py_type(self.output_type)
+        returns = "dict" if schema is not None else python_type(self.output_type)
         return f'def {self.name}({args}) -> {returns}:\n    """{body}\n    """'
 
     def to_tool_calling_prompt(self) -> str:
@@ -218,7 +204,7 @@ class Tool:
         properties = {}
         for arg, spec in self.inputs.items():
             prop = {k: v for k, v in spec.items() if k != "nullable"}
-            prop["type"] = _json_type(spec["type"])
+            prop["type"] = json_type(spec["type"])
             properties[arg] = prop
         required = [a for a, s in self.inputs.items() if not s.get("nullable")]
         return {
@@ -350,76 +336,6 @@ class Tool:
 
     def __repr__(self) -> str:
         return f"<Tool {self.signature()}>"
-
-
-def _check_input(tool: str, arg: str, spec: Any) -> None:
-    where = f"Tool {tool}, input '{arg}'"
-    if not isinstance(spec, dict) or "type" not in spec or "description" not in spec:
-        raise ToolDefinitionError(f"{where}: needs a dict with 'type' and 'description'.")
-    types = spec["type"] if isinstance(spec["type"], list) else [spec["type"]]
-    for kind in types:
-        if kind not in AUTHORIZED_TYPES:
-            raise ToolDefinitionError(
-                f"{where}: type {kind!r} is not one of {', '.join(AUTHORIZED_TYPES)}."
-            )
-
-
-def _check_value(tool: Tool, arg: str, spec: dict[str, Any], value: Any) -> None:
-    if value is None:
-        if spec.get("nullable") or spec["type"] in ("any", "null"):
-            return
-        raise ToolArgumentError(
-            f"Tool {tool.name}: argument '{arg}' may not be null. " + tool.usage()
-        )
-    types = spec["type"] if isinstance(spec["type"], list) else [spec["type"]]
-    for kind in types:
-        checks = _PYTHON_CHECKS.get(kind)
-        if checks is None:
-            return
-        if isinstance(value, checks) and not (
-            kind in ("integer", "number") and isinstance(value, bool)
-        ):
-            return
-    raise ToolArgumentError(
-        f"Tool {tool.name}: argument '{arg}' should be {spec['type']}, "
-        f"got {type(value).__name__} {_short(value)}. " + tool.usage()
-    )
-
-
-def _bind(tool: Tool, args: tuple, kwargs: dict[str, Any]) -> dict[str, Any]:
-    bound = dict(zip(tool.inputs, args, strict=False))  # extra args are left to forward()
-    bound.update(kwargs)
-    return bound
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) < 80 else text[:77] + "..."
-
-
-def _py_type(kind: Any) -> str:
-    names = {
-        "string": "str",
-        "boolean": "bool",
-        "integer": "int",
-        "number": "float",
-        "array": "list",
-        "object": "dict",
-        "image": "PIL.Image.Image",
-        "audio": "Audio",
-        "any": "Any",
-        "null": "None",
-    }
-    if isinstance(kind, list):
-        return " | ".join(names.get(k, k) for k in kind)
-    return names.get(kind, kind)
-
-
-def _json_type(kind: Any) -> Any:
-    mapping = {"image": "string", "audio": "string", "any": "string"}
-    if isinstance(kind, list):
-        return [mapping.get(k, k) for k in kind]
-    return mapping.get(kind, kind)
 
 
 def format_output(value: Any, limit: int = 20000) -> str:

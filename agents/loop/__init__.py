@@ -1,8 +1,8 @@
 """The ReAct loop: `MultiStepAgent`, `CodeAgent`, `ToolCallingAgent` and the parts each step
 uses (the model call, parsing the action, repairs, planning, the last answer, callbacks, final
-answer checks, managed agents and the tool set); the agent's recorded arguments (`config`) and
-its saving, loading and copying methods (`persistence_api`, thin layers over
-`agents.persistence`, imported when called).
+answer checks, managed agents and the tool set); its lifecycle between runs (`lifecycle`: reset,
+undo, interrupt, close); the agent's recorded arguments (`config`) and its saving, loading and
+copying methods (`persistence_api`, thin layers over `agents.persistence`, imported when called).
 
 A model family's special needs plug in through one seam, `profile.ModelProfile`; the loop holds
 no branch for any family. It names `agents.small_model` in one place only: `profile.choose_profile`

@@ -1,17 +1,16 @@
 """`MultiStepAgent`: the ReAct loop, and nothing else.
 
 Each step: memory -> messages -> model -> action -> observation -> memory. Subclasses say how
-an answer becomes an action (`_step_stream`); everything else lives here.
+an answer becomes an action (`_step_stream`); everything else of the loop lives here. What is
+called around runs (reset, undo, interrupt, close...) is in `agents.loop.lifecycle`.
 """
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
-from collections.abc import Callable, Generator, Iterator, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, overload
+from collections.abc import Callable, Generator, Iterator
+from typing import Any, Literal, overload
 
 from agents.approval.gate import ApprovalGate
 from agents.approval.policy import ApprovalPolicy
@@ -28,6 +27,7 @@ from agents.loop.agent_api import AgentApiMixin, check_grammar
 from agents.loop.callbacks import normalize_callbacks, run_callbacks
 from agents.loop.config import AgentConfig
 from agents.loop.final_answer_checks import check_final_answer
+from agents.loop.lifecycle import LifecycleMixin
 from agents.loop.model_call import call_model
 from agents.loop.persistence_api import PersistenceMixin
 from agents.loop.profile import GENERIC, ModelProfile
@@ -48,16 +48,12 @@ from agents.models.messages import ChatMessage, ChatMessageStreamDelta
 from agents.models.protocol import AgentModel
 from agents.observability.console import ConsoleLogger, LogLevel
 from agents.observability.monitoring import AgentLogger
-from agents.observability.tracing import AgentTracing, default_tracer
+from agents.observability.tracer import default_tracer
+from agents.observability.tracing import AgentTracing
 from agents.prompts import additional_args_note, load_prompt_templates
 
-if TYPE_CHECKING:
-    from agents.executors.base import CodeExecutor
 
-logger = logging.getLogger(__name__)
-
-
-class MultiStepAgent(PersistenceMixin, AgentApiMixin, ResumeMixin):
+class MultiStepAgent(PersistenceMixin, AgentApiMixin, ResumeMixin, LifecycleMixin):
     """An agent that solves a task in steps of think, act, observe.
 
     Args:
@@ -366,77 +362,6 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin, ResumeMixin):
         calls = call_model(self.model, messages, self.stream_outputs, self._interrupt, **kwargs)
         return (yield from self.tracing.model_call(calls, self.model, messages))
 
-    # -- the agent's lifecycle, as a UI or a library user drives it --------------------
-
-    @property
-    def executor(self) -> CodeExecutor | None:
-        """What runs the agent's code; None for an agent that only calls tools."""
-        return None
-
-    def warm_up(self) -> None:
-        """Start what the first step would otherwise wait for (e.g. the code worker)."""
-
-    def grant_read_paths(self, paths: Sequence[str | Path]) -> None:
-        """Let the agent's code read these folders (replacing those granted before).
-
-        Args:
-            paths: Folders the code may read; an empty list takes every grant back.
-        """
-
-    def reset(self) -> None:
-        """Forget the conversation: memory, state and the executor's variables."""
-        self.memory.reset()
-        self.state = {}
-        self._state_checkpoint = None
-        if self.executor is not None:
-            self.executor.reset()
-
-    def restore_memory(self, steps: Sequence[MemoryStep]) -> None:
-        """Replace the memory's steps (e.g. with a stored conversation's), keeping the images
-        within this agent's budget at once rather than after the next step.
-
-        Args:
-            steps: The steps, oldest first; the system prompt is the agent's own.
-        """
-        self.memory.steps = list(steps)
-        image_budget.keep_images_within(self.memory.steps, self.max_kept_image_pixels)
-
-    def undo_last_turn(self) -> bool:
-        """Forget the last task: its steps leave memory, and the state and the code's
-        variables go back to what they were when its run started.
-
-        Variables go back one run only: undoing again (or undoing a conversation restored
-        into memory) drops steps from memory and leaves the variables as they are.
-        Returns False, changing nothing, when memory holds no task.
-        """
-        steps = self.memory.steps
-        last = next(
-            (i for i in range(len(steps) - 1, -1, -1) if isinstance(steps[i], TaskStep)), None
-        )
-        if last is None:
-            return False
-        del steps[last:]
-        if self._state_checkpoint is not None:
-            self.state = self._state_checkpoint
-            self._state_checkpoint = None
-        if self.executor is not None:
-            try:
-                self.executor.rollback()
-            except Exception:  # the next execution reports a broken executor to the model
-                logger.warning("rolling the executor's variables back failed", exc_info=True)
-        return True
-
-    def interrupt(self) -> None:
-        """Stop the current run at the next step boundary (or during model streaming)."""
-        self._interrupt.set()
-        self.approval.interrupted_now()  # an approver waiting on a person stops waiting
-
-    def _take_checkpoint(self) -> None:
-        """Remember state and the code's variables as they are before a run, for undo."""
-        self._state_checkpoint = dict(self.state)
-        if self.executor is not None:
-            self.executor.checkpoint()
-
     # -- hooks for subclasses --------------------------------------------------------
 
     def _step_stream(self, step: ActionStep) -> Generator[AgentEvent, None, None]:
@@ -445,8 +370,3 @@ class MultiStepAgent(PersistenceMixin, AgentApiMixin, ResumeMixin):
 
     def _prepare_run(self, additional_args: dict[str, Any]) -> None:
         """Make state and tools available before the first step (e.g. to an executor)."""
-
-    def close(self) -> None:
-        """Release resources (executors, tools' workers); do not use the agent afterwards."""
-        for tool in self.tools.values():
-            tool.close()

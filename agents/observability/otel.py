@@ -1,4 +1,4 @@
-"""OpenTelemetry behind the tracing seam (`agents.observability.tracing`): imported only when used.
+"""OpenTelemetry behind the tracer seam (`agents.observability.tracer`): imported only when used.
 
 `env_tracer` builds the tracer that the standard `OTEL_*` variables describe, once per
 process: the service name and resource from `OTEL_SERVICE_NAME`/`OTEL_RESOURCE_ATTRIBUTES`,
@@ -108,7 +108,7 @@ def build_provider(exporters: tuple[str, ...], environ: Mapping[str, str]) -> Tr
     """A tracer provider exporting to `exporters` ("console", "otlp"), batched.
 
     Args:
-        exporters: Exporter names, from `agents.observability.tracing.configured_exporters`.
+        exporters: Exporter names, from `agents.observability.tracer.configured_exporters`.
         environ: The environment (for the service name).
     """
     attributes = {} if environ.get("OTEL_SERVICE_NAME") else {"service.name": DEFAULT_SERVICE_NAME}

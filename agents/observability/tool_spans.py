@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from agents.observability.genai_attributes import clip
 
 if TYPE_CHECKING:
-    from agents.observability.tracing import Span, Tracer
+    from agents.observability.tracer import Span, Tracer
 
 T = TypeVar("T")
 

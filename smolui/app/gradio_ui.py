@@ -1,21 +1,22 @@
-"""`GradioUI` (the whole app) and `stream_to_gradio` (for people who build their own Blocks)."""
+"""`GradioUI` (the whole app) and `stream_to_gradio` (for people who build their own Blocks,
+defined in `smolui.app.streaming`: importable from here, as from smolagents' `gradio_ui`)."""
 
 from __future__ import annotations
 
 import dataclasses
 import functools
 import logging
-import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agents.loop.agent import MultiStepAgent
 from smolui.app.factory import AgentOrFactory, as_factory
+from smolui.app.queue_polling import calm_queue_polling
 from smolui.app.settings import Settings
+from smolui.app.streaming import stream_to_gradio
 from smolui.app.ui_compat import GradioUIApiMixin
-from smolui.render.media import MediaSink, media_root
-from smolui.render.messages import Message
+from smolui.render.media import media_root
 from smolui.sessions import SessionRegistry
 
 if TYPE_CHECKING:  # imported where used: building the app loads them, importing it must not
@@ -28,9 +29,9 @@ if TYPE_CHECKING:  # imported where used: building the app loads them, importing
 
 logger = logging.getLogger(__name__)
 
+__all__ = ["GradioUI", "stream_to_gradio"]
+
 MB = 1024 * 1024
-QUEUE_POLL_S = 0.01  # how often gradio's queue looks for waiting events (its default: 1 ms)
-PROGRESS_POLL_S = 0.05  # how often it looks for progress updates (its default: 10 ms)
 # On close, how long running turns get to reach their step boundary and save their stopped
 # state before their agents and the store close (a model call in flight finishes first).
 SHUTDOWN_WAIT_S = 10.0
@@ -264,7 +265,7 @@ class GradioUI(GradioUIApiMixin):
 
         demo = self.demo or self.create_app()
         demo.queue(default_concurrency_limit=self.settings.concurrency)
-        _calm_queue_polling(demo)
+        calm_queue_polling(demo)
         self.upload_root.mkdir(parents=True, exist_ok=True)
         kwargs.setdefault("server_name", self.settings.host)
         kwargs.setdefault("server_port", self.settings.port)
@@ -349,29 +350,6 @@ class GradioUI(GradioUIApiMixin):
             self.keeper.close()
 
 
-def _calm_queue_polling(demo: Any) -> None:
-    """Let gradio's queue look for work every 10 ms instead of every 1 ms.
-
-    The queue polls in a loop; at 1 ms an idle server burns about a tenth of a core and,
-    under load, crowds the event loop that streams the pages' updates. A turn waits at
-    most 10 ms more to start, which nobody sees next to a model call.
-
-    The one place smolui touches gradio's private parts. Checked against gradio 6.31: the
-    intervals are set only in `gradio.queueing.Queue.__init__`, and neither `Blocks.queue`
-    nor `Blocks.launch` nor an environment variable sets them. A gradio without these
-    attributes leaves its queue as it is.
-    """
-    queue = getattr(demo, "_queue", None)  # gradio private: see above
-    if queue is None:
-        return
-    if getattr(queue, "sleep_when_free", None) is not None:  # gradio private: see above
-        queue.sleep_when_free = max(queue.sleep_when_free, QUEUE_POLL_S)
-    if getattr(queue, "progress_update_sleep_when_free", None) is not None:  # see above
-        queue.progress_update_sleep_when_free = max(
-            queue.progress_update_sleep_when_free, PROGRESS_POLL_S
-        )
-
-
 def _served_roots(media: Path | None = None) -> list[str]:
     """Folders whose files a restored transcript may show: gradio's cache and our media
     (the app's, in the data folder, and the temp folder `stream_to_gradio` uses)."""
@@ -379,36 +357,3 @@ def _served_roots(media: Path | None = None) -> list[str]:
 
     roots = [str(utils.get_upload_folder()), str(media_root())]
     return roots + ([str(media)] if media is not None else [])
-
-
-def stream_to_gradio(
-    agent: MultiStepAgent,
-    task: str,
-    task_images: list[Any] | None = None,
-    reset_agent_memory: bool = False,
-    additional_args: dict[str, Any] | None = None,
-    media_folder: str | Path | None = None,
-) -> Iterator[list[Message]]:
-    """Run `agent` on `task` and yield the turn's chat messages as they change.
-
-    Each item is the full list of this turn's messages so far (dicts `gr.Chatbot`
-    accepts): yield `history + messages` from your own handler. Closing the generator
-    early interrupts the agent at its next step.
-
-    Args:
-        agent: The agent.
-        task: The user's request.
-        task_images: PIL images sent with the task.
-        reset_agent_memory: Start a new conversation instead of continuing.
-        additional_args: Values given to the agent (variables for code).
-        media_folder: Where produced images are written (default: a temp folder).
-    """
-    from smolui.turns.turn import AgentTurn, TurnRequest
-
-    folder = Path(media_folder) if media_folder else media_root() / f"stream-{secrets.token_hex(6)}"
-    turn = AgentTurn(MediaSink(folder))
-    yield list(turn.messages)
-    request = TurnRequest(task, list(task_images or []), additional_args)
-    for messages in turn.start(agent, request, reset=reset_agent_memory).follow():
-        yield list(messages)
-    yield list(turn.messages)

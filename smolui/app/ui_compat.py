@@ -82,7 +82,7 @@ class GradioUIApiMixin:
             session_state: A per-browser dict (`gr.State({})`); the agent is kept in it
                 under "agent". Without one, every call uses the same agent.
         """
-        from smolui.app.gradio_ui import stream_to_gradio
+        from smolui.app.streaming import stream_to_gradio
 
         agent = self._interactive_agent(session_state)
         user: Message = {"role": "user", "content": prompt}

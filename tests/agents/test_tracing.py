@@ -13,7 +13,8 @@ import pytest
 
 from agents import CodeAgent, ScriptedModel, ScriptedReply, ToolCallingAgent
 from agents.errors import AgentConfigError, AgentGenerationError, ProviderServerError
-from agents.observability.tracing import configured_exporters, trace_attributes
+from agents.observability.tracer import configured_exporters
+from agents.observability.tracing import trace_attributes
 from tests.otlp_receiver import OtlpReceiver
 from tools import tool
 

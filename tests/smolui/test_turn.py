@@ -8,7 +8,7 @@ import threading
 from agents.loop.code_agent import CodeAgent
 from agents.memory.steps import ActionStep
 from agents.models.scripted import ScriptedModel, ScriptedReply
-from smolui.app.gradio_ui import stream_to_gradio
+from smolui.app.streaming import stream_to_gradio
 from smolui.turns.turn import STOPPED_NOTE, AgentTurn, TurnRequest
 from tests.waiting import wait_for
 
