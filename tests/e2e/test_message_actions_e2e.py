@@ -56,7 +56,10 @@ def test_undo_retry_and_edit_take_the_last_turn_back(app, open_page):
     app.model_options = {"loop": True}
     app.script = lambda: by_task(
         {
-            "first": ["<code>\nfinal_answer('answer to first')\n</code>"],
+            "first": [  # the retry's answer differs: the test sees the retry's turn
+                "<code>\nfinal_answer('answer to first')\n</code>",
+                "<code>\nfinal_answer('answer to first, again')\n</code>",
+            ],
             "second": ["<code>\nfinal_answer('answer to second')\n</code>"],
             "third": ["<code>\nfinal_answer('answer to third')\n</code>"],
         }
@@ -75,6 +78,10 @@ def test_undo_retry_and_edit_take_the_last_turn_back(app, open_page):
     expect(bot(page, "answer to second")).to_have_count(0)
     wait_remembered(app, ["first question"])
     icon(page, "Retry").click()  # after an undo, retry sends the message now last again
+    # Waited for by its own answer: the first answer's footer and the box, still enabled
+    # before the retry's reply arrives, would pass for the retry's end (an edit then found
+    # the retry's turn running: "still answering", 1 run in 8 under load).
+    expect(bot(page, "answer to first, again")).to_have_count(1)
     expect(bot(page, "answer to first")).to_have_count(1)
     wait_turn_done(page)
     wait_remembered(app, ["first question"])
