@@ -3,7 +3,9 @@
   // box, focus in the box once the page has loaded, names for unnamed controls, finished
   // steps no longer announced as busy, no untranslated keys in gradio's status region, past
   // conversations as one group for the keyboard, focus back in the box after a turn sent from
-  // it, focus on an approval card's Run for a turn sent from the box. Put in the page's <head> by smolui/ui/theme.py.
+  // it (or from an example), focus on an approval card's Run for a turn sent from the box,
+  // letters typed before the box is ready kept for it, focus in the box after "+ New chat".
+  // Put in the page's <head> by smolui/ui/theme.py.
   const BOX = "#message textarea";
   // The first link of the page: Tab once, Enter, and the cursor is in the message box
   // (the sidebar's conversations come before the box in the page's order).
@@ -26,16 +28,57 @@
     const active = document.activeElement;
     return !active || active === document.body || active === document.documentElement;
   };
+  // Puts text at the end of the box as typing would (gradio reads the box on "input").
+  const typeInto = (box, text) => {
+    const setter = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value").set;
+    setter.call(box, box.value + text);
+    box.dispatchEvent(new Event("input", {bubbles: true}));
+    box.setSelectionRange(box.value.length, box.value.length);
+  };
   // The box is disabled while the page loads its conversation, so gradio's autofocus never
-  // applies: the box takes focus the first time it is enabled, unless the person has
-  // already put focus somewhere else.
+  // applies: the box takes focus as soon as it is first enabled, unless the person has
+  // already put focus somewhere else. Letters typed before that (the focus on the page)
+  // are kept and land in the box with it, so a quick typist loses none.
   let focused = false;
+  let early = "";
   const focusOnce = () => {
     if (focused) return;
     const box = document.querySelector(BOX);
     if (!box || box.disabled) return;
     focused = true;
-    if (nowhere()) box.focus();
+    if (nowhere()) {
+      box.focus();
+      if (early) typeInto(box, early);
+    }
+    early = "";
+  };
+  document.addEventListener("keydown", (event) => {
+    if (focused || !nowhere() || event.isComposing) return;
+    if (event.key.length !== 1 || event.ctrlKey || event.metaKey || event.altKey) return;
+    event.preventDefault();  // a space would scroll the page
+    early += event.key;
+    focusOnce();  // the box may be enabled already, the focus not yet given
+  }, true);
+  // "+ New chat" (a click, or Enter or Space on it) leaves the person ready to type: the
+  // focus goes to the box once gradio has taken the click and the box is enabled (a chat
+  // left mid-turn enables it with its answer), unless the person has moved it meanwhile.
+  const NEW_CHAT = ".new-chat-button";
+  let newChat = false;
+  document.addEventListener("click", (event) => {
+    if (event.target.closest && event.target.closest(NEW_CHAT)) {
+      newChat = true;
+      setTimeout(focusForNewChat, 0);
+    }
+  });
+  const focusForNewChat = () => {
+    if (!newChat) return;
+    const active = document.activeElement;
+    const onButton = active && active.closest && active.closest(NEW_CHAT);
+    if (!onButton && !nowhere()) { newChat = false; return; }
+    const box = document.querySelector(BOX);
+    if (!box || box.disabled) return;
+    newChat = false;
+    box.focus();
   };
   // A turn disables the box, and the browser then drops its focus on the page: a keyboard
   // user's next words went nowhere. A message sent from the box (Enter, or its own send
@@ -49,8 +92,22 @@
     if (event.key !== "Enter" || event.shiftKey || event.isComposing) return;
     if (event.target.matches && event.target.matches(BOX)) sent = true;
   }, true);
+  // An example clicked is sent as a typed message is: its card hides with the chat's first
+  // message, and the focus then comes to the box as after a message sent from it. Clicked
+  // while the box is disabled (loading, or a turn runs), it does nothing: the page does not
+  // even ask the server.
+  const EXAMPLE = "#examples .gallery-item";
   document.addEventListener("click", (event) => {
-    if (event.target.closest && event.target.closest(SEND)) sent = true;
+    if (!event.target.closest) return;
+    if (event.target.closest(SEND)) sent = true;
+    if (!event.target.closest(EXAMPLE)) return;
+    const box = document.querySelector(BOX);
+    if (box && !box.disabled) {
+      sent = true;
+      return;
+    }
+    event.preventDefault();
+    event.stopImmediatePropagation();
   }, true);
   document.addEventListener("focusin", (event) => {
     // Anywhere but the box is the person's choice; a message not sent from the box (an
@@ -104,7 +161,7 @@
   // The box's `disabled` flips as gradio's updates land: watched as it changes, so the
   // focus is back before the person types (the tick below also looks, should one be missed).
   const watchBox = () => {
-    new MutationObserver(() => { focusBack(); focusCard(); })
+    new MutationObserver(() => { focusOnce(); focusForNewChat(); focusBack(); focusCard(); })
       .observe(document.body, {subtree: true, attributes: true, attributeFilter: ["disabled"]});
   };
   const name = (element, text) => {
@@ -209,6 +266,7 @@
     watchBox();
     const tick = () => {
       focusOnce();
+      focusForNewChat();
       focusBack();
       focusCard();
       nameControls();

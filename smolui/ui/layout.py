@@ -306,9 +306,9 @@ def build_layout(
             retry = gr.Button("↻ Retry", size="sm", elem_classes="retry-button")
             clear = gr.Button("Clear", size="sm", elem_classes="clear-button")
             switch = approval_switch()
-        # A gallery of examples that only fills the box (`wiring`): `gr.Examples` would
-        # re-apply the box's constructor props on a click, `interactive=False` among them,
-        # and leave the box disabled for good.
+        # A gallery of examples, each sent on a click as a typed message is
+        # (`smolui.ui.examples`): `gr.Examples` would re-apply the box's constructor props
+        # on a click, `interactive=False` among them, and leave the box disabled for good.
         shown = examples if examples is not None else default_examples()
         gallery = gr.Dataset(
             components=[textbox],

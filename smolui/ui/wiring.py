@@ -23,6 +23,7 @@ from smolui.ui.chat_window import PageWindow
 from smolui.ui.controls import retry_adapter, stop_adapter, stop_button
 from smolui.ui.conversation_events import conversation_adapters, page_of
 from smolui.ui.conversation_events import no_match as no_match
+from smolui.ui.examples import wire_examples
 from smolui.ui.file_events import wire_attachment_checks, wire_export
 from smolui.ui.layout import Layout
 from smolui.ui.message_actions import answering_panel, retried_turn, wire_actions
@@ -52,6 +53,13 @@ def safe(handler: Callable) -> Callable:
 def _second(item: tuple) -> Any:
     """The conversation id of a turn's update (chat, id)."""
     return item[1]
+
+
+def _only_asked(chat: Any) -> bool:
+    """True when a chat holds only the person's messages: no answer, no notice yet."""
+    return all(
+        isinstance(message, dict) and message.get("role") == "user" for message in chat or []
+    )
 
 
 def _identifier(sign_in: SignIn | None) -> Callable[[Any, Any], Identity]:
@@ -109,6 +117,33 @@ def _turn_adapters(
         for shown, shown_id in views.while_shown(page, conversation_id, turn, _second):
             yield window.tail(shown, earlier), shown_id
 
+    def send_run(
+        pending: PendingTurn | None,
+        shown_now: list,
+        earlier: list,
+        conversation_id: Any,
+        request: gr.Request,
+        profile: gr.OAuthProfile | None,
+    ):
+        # A new conversation's first turn names it once it has begun (kept as "running"
+        # before the turn's first update), for the list (`listed`), not only at the turn's
+        # end. A chat with an answer in it was listed already: no look at the store for it.
+        first = pending is not None and not earlier and _only_asked(shown_now)
+        for shown, shown_id in run(pending, shown_now, earlier, conversation_id, request, profile):
+            yield shown, shown_id, shown_id if first else gr.skip()
+            first = False
+
+    def listed(
+        conversation_id: Any, store: Any, request: gr.Request, profile: gr.OAuthProfile | None
+    ) -> Any:
+        if not conversation_id or not views.shows(page_of(request), conversation_id):
+            return gr.skip()  # the page opened another conversation meanwhile
+        store = with_identity(store, identify(request, profile))
+        _, choices = conversations.refresh(conversation_id, store)
+        # Its choices only: the list's value is already this conversation (a new chat sets
+        # it), and a pick the person is making at this moment must not be set back.
+        return gr.Radio(choices=choices)
+
     def after_turn(
         conversation_id: Any, store: Any, request: gr.Request, profile: gr.OAuthProfile | None
     ) -> tuple:
@@ -145,7 +180,15 @@ def _turn_adapters(
     def clear(conversation_id: Any) -> tuple:
         return window.cut(chat.clear(conversation_id))
 
-    return {"echo": echo, "run": run, "after_turn": after_turn, "retry": retry, "clear": clear}
+    return {
+        "echo": echo,
+        "run": run,
+        "send_run": send_run,
+        "listed": listed,
+        "after_turn": after_turn,
+        "retry": retry,
+        "clear": clear,
+    }
 
 
 def adapters(
@@ -176,7 +219,7 @@ def adapters(
         "panel": answering_panel(chat),
         "stop": stop_adapter(chat),
     }
-    unwrapped = ("run", "unload", "follow")
+    unwrapped = ("run", "send_run", "unload", "follow")
     return {name: fn if name in unwrapped else safe(fn) for name, fn in handlers.items()}
 
 
@@ -209,6 +252,8 @@ def wire(
             None: the export buttons do nothing.
         chat_window: Messages the page's chat holds; earlier ones load on demand (0: all).
     """
+    import gradio as gr
+
     ui = layout
     window = PageWindow(ui.chatbot, ui.earlier, ui.earlier_button, chat_window)
     views = PageViews()  # which conversation each page shows (an approval's resumed turn too)
@@ -229,16 +274,26 @@ def wire(
     # The sent message's turn starts from the chat its echo showed, kept on the server: the
     # page sends its window once a message (to the echo), not again with the turn.
     sent_inputs = [ui.pending, ui.sent_chat, ui.earlier, ui.conversation_id]
-    (
-        ui.textbox.submit(
-            fn["echo"],
-            [ui.textbox, *window.inputs, ui.conversation_id],
-            [*window.outputs, ui.pending, ui.sent_chat, ui.textbox, ui.stop, ui.panel],
-            queue=False,
+    echoed = [*window.outputs, ui.pending, ui.sent_chat, ui.textbox, ui.stop, ui.panel]
+    at_once = dict(queue=False, show_progress="hidden")  # no error badge over the chat either
+    # The id of a new conversation whose first turn has begun (a State: the API's `/run`
+    # still answers with the chat alone); the list names it then.
+    begun = gr.State(None)
+    sent_outputs = [ui.chatbot, ui.conversation_id, begun]
+    begun.change(fn["listed"], [begun, ui.store], [ui.conversations], **at_once)
+
+    def send(trigger: Callable, echo: Callable, message: Any) -> None:
+        # The one way a message goes out (typed, or an example clicked): shown at once, its
+        # turn in the queue, then the list and the controls. An echo that fails (an example
+        # clicked while a turn runs) starts no turn and leaves the controls as they are.
+        # The typed message's turn, wired first, is the API's `/run` (after `/echo`).
+        (
+            trigger(echo, [message, *window.inputs, ui.conversation_id], echoed, **at_once)
+            .success(fn["send_run"], sent_inputs, sent_outputs, api_name="run", **turn)
+            .then(*after, queue=False)
         )
-        .then(fn["run"], sent_inputs, [ui.chatbot, ui.conversation_id], **turn)
-        .then(*after, queue=False)
-    )
+
+    send(ui.textbox.submit, fn["echo"], ui.textbox)
     # Queued (without a limit) so its "nothing to retry" notice can reach the page.
     (
         ui.retry.click(
@@ -279,38 +334,12 @@ def wire(
     if export_link is not None:
         wire_export(ui, export_link, _identifier(sign_in))
     wire_attachment_checks(ui, chat)
-    wire_examples(ui)
+    wire_examples(ui, send, fn["echo"], chat.registry.get)
     loaded = ui.demo.load(fn["load"], [ui.store], [*opened, ui.textbox], queue=False)
     loaded.then(*follow, **follow_options)
     ui.demo.unload(fn["unload"])
     if usage is not None:
         _wire_usage(usage, _identifier(sign_in))
-
-
-def wire_examples(ui: Layout) -> None:
-    """A click on an example puts it in the message box, and changes nothing else there:
-    the box stays as enabled or disabled as the page's state has it (call inside
-    `with layout.demo:`).
-
-    Args:
-        ui: The page's components (its `examples` gallery; None: no examples).
-    """
-    import gradio as gr
-
-    if ui.examples is None:
-        return
-    gallery = ui.examples
-
-    def pick(index: Any) -> Any:
-        if not isinstance(index, int) or not 0 <= index < len(gallery.samples):
-            return gr.skip()
-        # The gallery holds each example ready for the page (its files copied into gradio's
-        # cache when the page was built), so the value goes out as it is.
-        return gr.update(value=gallery.samples[index][0])
-
-    gallery.click(
-        pick, [gallery], [ui.textbox], queue=False, postprocess=False, show_progress="hidden"
-    )
 
 
 def _wire_usage(usage: Callable[[Identity], list], identify: Callable) -> None:

@@ -1,7 +1,8 @@
 """Attachment chips in Chromium, as a person makes them (issue 31, from a browser check): a file
 gradio refuses for its size leaves the other chips' names and checks as they were, and a
-file attached after it is named too; an example's bundled file gets a chip like one attached
-by hand; a saved terminal log named .log is accepted like the same text named .txt."""
+file attached after it is named too; an example's bundled file, sent with its click, is
+attached like one attached by hand; a saved terminal log named .log is accepted like the same
+text named .txt."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.pages import MESSAGE_BOX, bot, wait_turn_done
+from tests.e2e.pages import CHAT, MESSAGE_BOX, bot, wait_turn_done
 from tests.e2e.test_chat import by_task
 from tests.e2e.test_first_screen_e2e import TERMINAL_LOG
 from tests.e2e.test_ui_pass import serious_violations
@@ -61,20 +62,25 @@ def test_a_file_too_big_leaves_the_chips_named_and_checked(app, open_page, tmp_p
 
 
 @pytest.mark.parametrize(
-    "words, caption",
+    "words, name",
     [
-        ("Summarize the attached report", re.compile(r"^greenhouse_report\.pdf · PDF · 1 KB$")),
-        ("Plot the monthly totals", re.compile(r"^monthly_sales\.csv · CSV · 4 KB$")),
+        ("Summarize the attached report", "greenhouse_report.pdf"),
+        ("Plot the monthly totals", "monthly_sales.csv"),
     ],
     ids=["report", "table"],
 )
-def test_an_examples_file_gets_a_chip_like_one_attached_by_hand(app, open_page, words, caption):
+def test_an_examples_file_goes_with_it_like_one_attached_by_hand(app, open_page, words, name):
+    app.model_options = {"loop": True}
+    app.script = lambda: ["<code>\nfinal_answer('Read it.')\n</code>"]
     page = open_page(app.url)
-    page.locator("#examples").get_by_text(words).click()
-    chips = page.locator(CHIPS)
-    expect(chips).to_have_count(1)
-    expect(chips.nth(0).locator(".smolui-chip")).to_have_text(caption)
-    expect(chips.nth(0)).not_to_have_class(REFUSED)
+    page.locator("#examples").get_by_text(words).click()  # sent at once, its file with it
+    user = page.locator(f'{CHAT} [data-testid="user"]')
+    expect(user.filter(has_text=words)).to_have_count(1)
+    expect(user.filter(has_text=name)).to_have_count(1)
+    expect(bot(page, f"Attached {name}")).to_be_visible()  # checked as an upload is
+    expect(bot(page, "Read it.")).to_be_visible()
+    wait_turn_done(page)
+    expect(page.locator(CHIPS)).to_have_count(0)  # nothing left behind in the box
     found = serious_violations(page)
     assert not found, "\n".join(found)
 

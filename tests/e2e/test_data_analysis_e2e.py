@@ -12,8 +12,15 @@ from playwright.sync_api import expect
 
 from agents.models.messages import content_text
 from agents.models.scripted_demo import demo_model
-from smolui.ui.layout import SAMPLE_DATA
-from tests.e2e.pages import CHAT, bot, natural_width, send, step_title, wait_turn_done
+from tests.e2e.pages import (
+    CHAT,
+    MESSAGE_BOX,
+    bot,
+    natural_width,
+    send,
+    step_title,
+    wait_turn_done,
+)
 from tests.e2e.test_ui_pass import shot
 
 pytestmark = pytest.mark.e2e
@@ -39,10 +46,10 @@ def test_chart_example_shows_the_plot_in_the_step_and_the_answer(app, new_page):
     page = new_page(app.url)
     example = "Plot the monthly totals and tell me the best month."
     expect(page.locator(".examples, #examples, body").get_by_text(example)).to_be_visible()
-    # The example's own prompt and bundled file, sent as a person would. (Clicking the example
-    # works in a fresh process; in a second app started by the same test process gradio's
-    # example click fills the box but its submit never fires: see the closing note.)
-    send(page, example, files=[str(SAMPLE_DATA)])
+    # Once the page is ready (the box enabled), one click sends the example's prompt with
+    # its bundled file, as a person would; a click while the page loads does nothing.
+    expect(page.locator(MESSAGE_BOX)).to_be_enabled()
+    page.locator("#examples").get_by_text(example).click()
     wait_for_answer(page)
     answer = page.locator(f'{CHAT} [data-testid="bot"] img').last
     expect(answer).to_be_visible()

@@ -1,7 +1,7 @@
-"""The first minute of a new visitor, in Chromium (issue 31): an example clicked, not typed,
-runs; the demo's plot shows in its step; Delete asks first; a reload mid-turn says the turn
-runs; Stop says it stopped and keeps what ran; the examples give the chat their room; a file
-over the size limit is refused in the app's words."""
+"""The first minute of a new visitor, in Chromium (issue 31): an example clicked is sent at
+once, with its file, and only once; the demo's plot shows in its step; Delete asks first; a
+reload mid-turn says the turn runs; Stop says it stopped and keeps what ran; the examples
+give the chat their room; a file over the size limit is refused in the app's words."""
 
 from __future__ import annotations
 
@@ -42,7 +42,12 @@ def step_group(page, title: str):
     )
 
 
-def test_clicking_an_example_leaves_the_box_usable_and_runs_the_turn(app, open_page):
+def user_message(page, text: str):
+    """The person's messages in the chat whose text contains `text`."""
+    return page.locator(f'{CHAT} [data-testid="user"]').filter(has_text=text)
+
+
+def test_clicking_an_example_sends_it_and_the_answer_comes(app, open_page):
     app.model_options = {"loop": True}
     app.script = lambda: by_task(
         {
@@ -52,24 +57,57 @@ def test_clicking_an_example_leaves_the_box_usable_and_runs_the_turn(app, open_p
     )
     page = open_page(app.url)
     box = page.locator(MESSAGE_BOX)
-    page.locator("#examples").get_by_text(FIBONACCI).click()
-    expect(box).to_have_value(FIBONACCI)
-    expect(box).to_be_enabled()
-    expect(page.locator(SEND)).to_be_enabled()
-    box.press("Enter")
+    page.locator("#examples").get_by_text(FIBONACCI).click()  # one click, no Enter
+    expect(user_message(page, FIBONACCI)).to_have_count(1)
     expect(bot(page, "The 20th Fibonacci number is 6765.")).to_be_visible()
     wait_turn_done(page)
-    # An example with its bundled file, sent with the send button.
+    expect(user_message(page, FIBONACCI)).to_have_count(1)  # sent once
+    expect(box).to_have_value("")
+    expect(box).to_be_focused()  # the card is gone: the next words go to the box
+    # An example with its bundled file: the file goes with the message.
     page.locator(".new-chat-button").click()
     expect(page.locator(f'{CHAT} [data-testid="user"]')).to_have_count(0)
     page.locator("#examples").get_by_text(PLOT).click()
-    expect(box).to_have_value(PLOT)
-    expect(page.locator('#message [aria-label="File thumbnail"]')).to_have_count(1)
-    expect(box).to_be_enabled()
-    page.locator(SEND).click()
+    expect(user_message(page, PLOT)).to_have_count(1)
+    expect(user_message(page, "monthly_sales.csv")).to_have_count(1)
     expect(bot(page, "Attached monthly_sales.csv")).to_be_visible()
     expect(bot(page, "Best month: October.")).to_be_visible()
     wait_turn_done(page)
+    expect(page.locator('#message [aria-label="File thumbnail"]')).to_have_count(0)
+
+
+def test_an_example_is_not_sent_again_while_its_turn_runs(app, open_page):
+    reached, gate = threading.Event(), threading.Event()
+    app.model_options = {"loop": True}
+    app.script = lambda: by_task(
+        {
+            "Fibonacci": [
+                ScriptedReply(
+                    "<code>\nfinal_answer('The 20th Fibonacci number is 6765.')\n</code>",
+                    reached=reached,
+                    gate=gate,
+                )
+            ]
+        }
+    )
+    try:
+        page = open_page(app.url)
+        card = page.locator("#examples").get_by_text(FIBONACCI)
+        card.click()
+        assert reached.wait(GENEROUS_S), "the example's turn called the model"
+        expect(page.locator("#examples")).to_be_hidden()  # nothing left to click
+        expect(page.locator(MESSAGE_BOX)).to_be_disabled()
+        # Even a click that reaches the hidden card (a script's, a double click landing
+        # late) sends nothing while the box is disabled.
+        card.dispatch_event("click")
+        gate.set()
+        expect(bot(page, "The 20th Fibonacci number is 6765.")).to_be_visible()
+        wait_turn_done(page)
+        expect(user_message(page, FIBONACCI)).to_have_count(1)
+        # The page kept that click from the server, which would have said it is busy.
+        expect(page.locator('[data-testid="toast-text"]', has_text="still busy")).to_have_count(0)
+    finally:  # never leave the app's agent held for the next test
+        gate.set()
 
 
 def test_the_demo_steps_plot_shows_in_the_step_live_and_after_a_reload(app, open_page):

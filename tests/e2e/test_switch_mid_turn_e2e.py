@@ -54,6 +54,8 @@ def start_inventory(app: ScriptedApp, page, gate) -> None:
     send(page, INVENTORY)
     assert gate.reached.wait(GENEROUS_S), "the inventory's code runs"
     expect(step_title(page, "Step 1").locator(".loading-spinner")).to_be_visible()
+    # Listed once its turn has begun: the list is still before a click aims at it.
+    expect(page.locator(LISTED, has_text=INVENTORY)).to_have_count(1)
 
 
 def test_a_new_chat_mid_turn_is_refused_naming_the_running_one(app, open_page):

@@ -1,7 +1,7 @@
-"""The first-minute fixes of issue 31, without a browser: an example click sets only the
-box's value, step images are lifted where the page can draw them, a stop keeps the step the
-person saw begin and says it stopped, the panel follows a turn a reloaded page joins, and one
-upload size limit."""
+"""The first-minute fixes of issue 31, without a browser (an example's click:
+tests/smolui/test_example_send.py): step images are lifted where the page can draw them, a
+stop keeps the step the person saw begin and says it stopped, the panel follows a turn a
+reloaded page joins, and one upload size limit."""
 
 from __future__ import annotations
 
@@ -154,23 +154,3 @@ def test_one_upload_size_limit_in_the_settings_the_checks_and_the_readme():
     assert limit_mb * MB == UploadPolicy().max_file_bytes
     uploads = README.read_text(encoding="utf-8").split("## Uploads", 1)[1].split("\n## ", 1)[0]
     assert re.search(rf"\b{limit_mb:g} MB per file\b", uploads), "the README says another limit"
-
-
-def test_an_example_click_sets_only_the_boxs_value():
-    import gradio as gr
-
-    from smolui.ui.layout import build_layout
-    from smolui.ui.wiring import wire_examples
-
-    layout = build_layout("t", [".txt"], examples=[{"text": "hello", "files": []}])
-    with layout.demo:
-        wire_examples(layout)
-    clicks = [
-        block
-        for block in layout.demo.fns.values()
-        if any(target[0] == layout.examples._id for target in block.targets)
-    ]
-    assert len(clicks) == 1 and [o._id for o in clicks[0].outputs] == [layout.textbox._id]
-    update = clicks[0].fn(0)
-    assert update == gr.update(value={"text": "hello", "files": []})
-    assert "interactive" not in update
