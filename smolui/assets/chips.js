@@ -69,15 +69,18 @@
     const text = caption(file, check);
     const shown = part(chip, "smolui-chip");
     if (shown.textContent !== text) shown.textContent = text;
-    if (chip.title !== text) chip.title = text;  // the full name where it is cut short
     const reason = check && check.refused;
+    const why = reason ? "Will be refused: " + reason : "";
+    // The tooltip gives the whole of it: the name where it is cut short, and the reason. It
+    // is also the chip's description for a screen reader (gradio names each "File thumbnail").
+    const whole = why ? text + ". " + why : text;
+    if (chip.title !== whole) chip.title = whole;
     chip.classList.toggle("smolui-refused", Boolean(reason));
     const note = chip.querySelector(".smolui-refusal");
     if (!reason) {
       if (note) note.remove();
       return;
     }
-    const why = "Will be refused: " + reason;
     const refusal = note || part(chip, "smolui-refusal");
     if (refusal.textContent !== why) refusal.textContent = why;
   };

@@ -8,7 +8,8 @@ Clear and Delete ask first.
 `smolui/assets/a11y.js`, `copy.js`, `chips.js` (in <head>): a skip link and focus in the
 message box, names for unnamed controls; copy buttons that copy the answer; the server's
 checks of attached files on their chips; `branches.js`: the "< 2/3 >" version switchers;
-`fold.js`: long messages of the person's folded, with "Show all".
+`fold.js`: long messages of the person's folded, with "Show all"; `share.js`: the share
+controls' focus and announcements.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ HEAD_SCRIPT_PATHS = (
     ASSETS / "chips.js",
     ASSETS / "branches.js",
     ASSETS / "fold.js",
+    ASSETS / "share.js",
 )
 
 
