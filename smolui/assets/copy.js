@@ -2,7 +2,8 @@
   // What the chat's copy buttons copy. gradio's copy on an answer copies its whole turn
   // (every step's thoughts, code and logs, and the footer's raw `<sub>` tags), and "Copy
   // conversation" writes one "assistant:" line per step, empty for most. The clicks are
-  // taken here, before gradio sees them, and copy what the page shows as the answer.
+  // taken here, before gradio sees them, and copy what the page shows as the answer. Each
+  // answer also gets "Copy turn as Markdown" (below), for the whole turn.
   const announce = (text) => {
     let region = document.getElementById("smolui-announce");
     if (!region) {
@@ -85,4 +86,86 @@
     event.stopImmediatePropagation();
     write(text).then((done) => announce(done ? said : "Could not copy"));
   }, true);
+
+  // "Copy turn as Markdown" on each answer: the whole turn (steps, code, tool calls, logs,
+  // images, the answer) as the server renders it from the chat shown
+  // (smolui/ui/turn_copy.py), through a hidden button; the answer comes back to
+  // `window.smoluiTurnMarkdown`.
+  const TURN_LABEL = "Copy turn as Markdown";
+  const style = document.createElement("style");
+  style.textContent = `
+    .smolui-turn-markdown { display: none !important; }
+    .smolui-copy-turn { min-height: 24px; padding: 0 6px; border-radius: 4px;
+      border: 1px solid var(--smolui-control-border, #6b7280); font-size: 0.75rem;
+      background: var(--button-secondary-background-fill, transparent);
+      color: var(--body-text-color, inherit); cursor: pointer; white-space: nowrap; }
+    .smolui-copy-turn:focus-visible { outline: 2px solid var(--color-accent, #2563eb);
+      outline-offset: 1px; }`;
+  document.head.appendChild(style);
+  let waiting = null;
+  window.smoluiTurnMarkdown = (answer) => {
+    const settle = waiting;
+    waiting = null;
+    if (settle) settle(answer);
+  };
+  const askServer = (answered) => new Promise((resolve) => {
+    if (waiting) waiting({ error: "Asked again: this copy was dropped." });
+    waiting = resolve;
+    window.smoluiTurnAsked = { answered };
+    // A server that never answers leaves the clipboard as it was, and says so.
+    setTimeout(() => { if (waiting === resolve) window.smoluiTurnMarkdown(null); }, 30000);
+    const hidden = document.querySelector(".smolui-turn-markdown");
+    if (hidden) hidden.click(); else window.smoluiTurnMarkdown(null);
+  });
+  const copyTurn = (answered) => {
+    const text = askServer(answered).then((answer) => {
+      if (answer && typeof answer.markdown === "string") return answer.markdown;
+      throw new Error((answer && answer.error) || "The server did not answer: nothing was copied.");
+    });
+    let copied;
+    if (window.ClipboardItem && navigator.clipboard && navigator.clipboard.write) {
+      // The item is handed over inside the click and filled once the server answers: a
+      // browser lets a page write the clipboard only just after a person's action.
+      const blob = text.then((markdown) => new Blob([markdown], { type: "text/plain" }));
+      copied = navigator.clipboard.write([new ClipboardItem({ "text/plain": blob })])
+        .then(() => true, () => text.then(write));
+    } else {
+      copied = text.then(write);
+    }
+    copied.then((done) => announce(done ? "Turn copied as Markdown" : "Could not copy"),
+      (error) => announce(error.message));
+  };
+  // The rows of the person's before an answer's row name its turn (the server counts the
+  // chat it is sent the same way: a message with files is one row).
+  const answeredBefore = (row) => {
+    const rows = [...document.querySelectorAll("#chat .message-row")];
+    return rows.slice(0, rows.indexOf(row)).filter((r) => r.classList.contains("user-row")).length;
+  };
+  const turnButton = () => {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "smolui-copy-turn";
+    button.setAttribute("aria-label", TURN_LABEL);
+    button.title = TURN_LABEL;
+    button.textContent = TURN_LABEL;
+    button.addEventListener("click", (event) => {
+      event.stopPropagation();  // not a click on the message itself
+      const row = button.closest(".message-row");
+      if (row) copyTurn(answeredBefore(row));
+    });
+    return button;
+  };
+  // Every button row of the agent's gets one: the page script shows one row per turn
+  // (smolui.js), and gradio draws rows again as the chat changes.
+  const placeTurnButtons = () => {
+    document.querySelectorAll(
+      "#chat .message-row:not(.user-row) .message-buttons:not(:has(> .smolui-copy-turn))",
+    ).forEach((panel) => panel.appendChild(turnButton()));
+  };
+  let queued = false;
+  new MutationObserver(() => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(() => { queued = false; placeTurnButtons(); });
+  }).observe(document.documentElement, { childList: true, subtree: true });
 }

@@ -1,18 +1,21 @@
 """Export a conversation (its stored chat) as Markdown or JSON, in pieces a route streams.
 
 The Markdown stands alone: the agent's images are embedded (data URIs), and the server's
-own paths (its upload and media folders, in code and logs) become bare file names.
+own paths (its upload and media folders, in code and logs) become bare file names. One turn
+copied as Markdown (`turn_markdown`, the page's "Copy turn as Markdown") takes the same text
+and files with steps as headings and images linked by the URL the page has for them.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import mimetypes
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +34,13 @@ _SERVER_PATH = re.compile(r"(?<![\w:/.~-])/(?:[\w.+@-]+/)+([\w.+@-]+)")
 _ROUTE_LINK = re.compile(r"(?<!!)\[((?:\\.|[^\]\\])*)\]\(/[^)\s]*\)")
 # The line offering a turn's files as one zip (`smolui.render.downloads`): nothing to name.
 _ZIP_LINE = re.compile(rf"^\[{re.escape(ZIP_LABEL)}\]\(/[^)\s]*\)[ \t]*\n?", re.MULTILINE)
+
+# A step's heading level in a copied turn; its parts one below, a sub-agent's steps further.
+STEP_HEADING = 3
+# The footer (`smolui.render.messages.render_footer`): its words stay, its tags go.
+_FOOTER = re.compile(r"^<sub>(.*)</sub>$", re.DOTALL)
+# The page's root URL, which the links of a copied turn's files go under.
+_WEB_ROOT = re.compile(r"^https?://[^\s()<>]+$")
 
 
 def without_route_links(text: str) -> str:
@@ -107,12 +117,7 @@ def markdown_pieces(
     stamp = time.strftime("%Y-%m-%d %H:%M:%S")
     model = model_name(model)  # a scripted file by its name, not the server's path
     yield f"# {title}\n\n_Exported {stamp}" + (f" · model: {model}_" if model else "_") + "\n\n"
-    children: dict[str, list[Message]] = {}
-    known = {_meta(m).get("id") for m in history if _meta(m).get("id")}
-    for message in history:
-        parent = _meta(message).get("parent_id")
-        if parent in known:
-            children.setdefault(parent, []).append(message)
+    children, known = _children(history)
     last_role = None
     for message in history:
         if _meta(message).get("parent_id") in known:
@@ -146,14 +151,14 @@ def _message_markdown(message: Message, children: dict[str, list[Message]]) -> l
     return [f"<details><summary>{summary}</summary>", "", *inner, "</details>", ""]
 
 
-def _body_markdown(content: Any) -> list[str]:
-    """A message's content as Markdown lines: text without server paths, images embedded,
-    other files named."""
+def _body_markdown(content: Any, image: Callable[[Any], str | None] | None = None) -> list[str]:
+    """A message's content as Markdown lines: text without server paths, images as `image`
+    writes them (default: embedded), other files named."""
     if isinstance(content, (list, tuple)):
-        return [line for block in content for line in _body_markdown(block)]
-    image = _embedded_image(content)
-    if image is not None:
-        return [image]
+        return [line for block in content for line in _body_markdown(block, image)]
+    shown = (image or _embedded_image)(content)
+    if shown is not None:
+        return [shown]
     return [
         f"Attached file: `{value}`"
         if kind == "file"
@@ -183,6 +188,97 @@ def _embedded_image(content: Any) -> str | None:
     name = str(file.get("orig_name") or os.path.basename(str(path)))
     encoded = base64.b64encode(data).decode("ascii")
     return f"![{name}](data:{mime};base64,{encoded})"
+
+
+def turn_messages(history: list[Message], answered: int) -> list[Message]:
+    """The agent's messages of one turn: those after the `answered`-th run of the person's
+    messages and before the next one (a message with files is several messages in a row,
+    which the page shows as one).
+
+    Args:
+        history: Chat messages as the page shows them.
+        answered: How many runs of the person's messages come before the turn (0: what the
+            agent said before any).
+    """
+    runs, previous, turn = 0, None, []
+    for message in history:
+        role = message.get("role")
+        if role == "user" and previous != "user":
+            runs += 1
+        previous = role
+        if role != "user" and runs == answered:
+            turn.append(message)
+    return turn
+
+
+def turn_markdown(turn: list[Message], root: str = "") -> str:
+    """One turn of the agent's as Markdown, for the clipboard: each step's title a heading,
+    its parts (thought, code, tool calls, logs, errors, images) under it as the chat renders
+    them, then the answer and the footer's words. Images are linked by the URL the page
+    loads them from, never embedded and never by a server path.
+
+    Args:
+        turn: The turn's messages (`turn_messages`), as the page sends them.
+        root: The page's root URL (`http://host/prefix`), before the files' own links
+            (`/gradio_api/file=…`); none or not a web address: such files are named.
+    """
+    children, known = _children(turn)
+    link = functools.partial(_linked_file, root=root if _WEB_ROOT.match(root) else "")
+    lines: list[str] = []
+    for message in turn:
+        if _meta(message).get("parent_id") not in known:
+            lines += _turn_part(message, children, STEP_HEADING, link)
+    return "\n".join(lines).strip() + "\n"
+
+
+def _turn_part(
+    message: Message,
+    children: dict[str, list[Message]],
+    level: int,
+    link: Callable[[Any], str | None],
+) -> list[str]:
+    meta = _meta(message)
+    body = _body_markdown(message.get("content"), link)
+    lines = [line for text in body if text.strip() for line in (_FOOTER.sub(r"\1", text), "")]
+    title = meta.get("title")
+    if not title:
+        return lines
+    heading = "#" * min(level, 6) + " " + plain_title(str(title))
+    log = str(meta.get("log") or "")
+    lines = [heading, "", *([log, ""] if log else []), *lines]
+    for child in children.get(meta.get("id"), []):
+        lines += _turn_part(child, children, level + 1, link)
+    return lines
+
+
+def _linked_file(content: Any, root: str) -> str | None:
+    """A file in a message the page sent as a Markdown link to the URL the page has for it
+    (an image as an image), or None: not a file, or no web address (then it is named)."""
+    if not isinstance(content, dict):
+        return None
+    file = content.get("file") if isinstance(content.get("file"), dict) else content
+    url = str(file.get("url") or "")
+    if url.startswith("/") and not url.startswith("//") and root:
+        url = root.rstrip("/") + url  # gradio's own link, under the page's root
+    if not url.startswith(("http://", "https://")):
+        return None
+    path = str(file.get("path") or url)
+    name = str(file.get("orig_name") or os.path.basename(path) or "file")
+    name = re.sub(r"([\\\[\]])", r"\\\1", name)
+    target = url.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
+    mime = file.get("mime_type") or mimetypes.guess_type(path)[0] or ""
+    return f"{'!' if str(mime).startswith('image/') else ''}[{name}]({target})"
+
+
+def _children(history: list[Message]) -> tuple[dict[str, list[Message]], set[Any]]:
+    """The messages nested under each step's id, and the ids of the steps."""
+    children: dict[str, list[Message]] = {}
+    known = {_meta(m).get("id") for m in history if _meta(m).get("id")}
+    for message in history:
+        parent = _meta(message).get("parent_id")
+        if parent in known:
+            children.setdefault(parent, []).append(message)
+    return children, known
 
 
 def to_json(history: list[Message], model: str = "") -> str:

@@ -28,6 +28,7 @@ from smolui.ui.file_events import wire_attachment_checks, wire_export
 from smolui.ui.layout import Layout
 from smolui.ui.message_actions import answering_panel, retried_turn, wire_actions
 from smolui.ui.page_views import PageViews
+from smolui.ui.turn_copy import wire_turn_copy
 
 
 def safe(handler: Callable) -> Callable:
@@ -334,6 +335,7 @@ def wire(
     if export_link is not None:
         wire_export(ui, export_link, _identifier(sign_in))
     wire_attachment_checks(ui, chat)
+    wire_turn_copy(ui, safe)  # each answer's "Copy turn as Markdown"
     wire_examples(ui, send, fn["echo"], chat.registry.get)
     loaded = ui.demo.load(fn["load"], [ui.store], [*opened, ui.textbox], queue=False)
     loaded.then(*follow, **follow_options)
