@@ -38,19 +38,8 @@
   document.addEventListener("focusin", (event) => {
     if (!event.target.closest || !event.target.closest(".smolui-versions")) refocus = null;
   });
-  // Said to a screen reader once the version asked for shows (the region copy.js uses).
-  const announce = (text) => {
-    let region = document.getElementById("smolui-announce");
-    if (!region) {
-      region = document.createElement("div");
-      region.id = "smolui-announce";
-      region.setAttribute("role", "status");
-      region.style.cssText =
-        "position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap";
-      document.body.appendChild(region);
-    }
-    region.textContent = text;
-  };
+  // Said to a screen reader once the version asked for shows (speak.js).
+  const announce = window.smoluiSay;
   const focusAgain = (group, v) => {
     if (!refocus || refocus.position !== v.position || refocus.from === key(v)) return;
     const label = refocus.label;

@@ -4,34 +4,7 @@
   // conversation" writes one "assistant:" line per step, empty for most. The clicks are
   // taken here, before gradio sees them, and copy what the page shows as the answer. Each
   // answer also gets "Copy turn as Markdown" (below), for the whole turn.
-  const announce = (text) => {
-    let region = document.getElementById("smolui-announce");
-    if (!region) {
-      region = document.createElement("div");
-      region.id = "smolui-announce";
-      region.setAttribute("role", "status");
-      region.style.cssText =
-        "position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap";
-      document.body.appendChild(region);
-    }
-    region.textContent = "";
-    setTimeout(() => { region.textContent = text; }, 50);  // a repeat is announced again
-  };
-  const write = async (text) => {
-    try {
-      await navigator.clipboard.writeText(text);
-      return true;
-    } catch (error) {  // no clipboard API (a page served over plain http to another host)
-      const area = document.createElement("textarea");
-      area.value = text;
-      area.style.cssText = "position:fixed;left:-9999px";
-      document.body.appendChild(area);
-      area.select();
-      const done = document.execCommand("copy");
-      area.remove();
-      return done;
-    }
-  };
+  const announce = window.smoluiSay, write = window.smoluiCopyText;  // speak.js
   // A message's text as the page shows it: a picture or file by its link or name.
   const shown = (element) => {
     const text = (element.innerText || "").replace(/\n{3,}/g, "\n\n").trim();

@@ -8,20 +8,7 @@
   const SHARE = ".share-button";
   const COPY = '.share-link button[aria-label="Copy"]';
   const STOPPED = "Sharing stopped: the link no longer opens.";
-  // The page's one polite status region (copy.js makes the same one, by its id).
-  const announce = (text) => {
-    let region = document.getElementById("smolui-announce");
-    if (!region) {
-      region = document.createElement("div");
-      region.id = "smolui-announce";
-      region.setAttribute("role", "status");
-      region.style.cssText =
-        "position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap";
-      document.body.appendChild(region);
-    }
-    region.textContent = "";
-    setTimeout(() => { region.textContent = text; }, 50);  // a repeat is announced again
-  };
+  const announce = window.smoluiSay, write = window.smoluiCopyText;  // speak.js
   const shown = (element) => !!element && element.getClientRects().length > 0;
   const nowhere = () => {
     const active = document.activeElement;
@@ -50,26 +37,8 @@
       attributeFilter: ["class", "style", "hidden"]});
   };
   // gradio's own Copy writes the link where the browser lets it (and shows its check mark);
-  // this writes it too, with a fallback where the clipboard API is missing (a page on plain
-  // http from another host), and says how it went.
-  const write = async (text) => {
-    try {
-      await navigator.clipboard.writeText(text);
-      return true;
-    } catch (error) {
-      const back = document.activeElement;
-      const area = document.createElement("textarea");
-      area.value = text;
-      area.style.cssText = "position:fixed;left:-9999px";
-      document.body.appendChild(area);
-      area.select();
-      let done = false;
-      try { done = document.execCommand("copy"); } catch (refused) { done = false; }
-      area.remove();
-      if (back && back.focus) back.focus();  // the Copy button keeps the focus
-      return done;
-    }
-  };
+  // this writes it too (`write` falls back where the clipboard API is missing) and says how
+  // it went.
   const copyLink = () => {
     const box = document.querySelector(".share-link input, .share-link textarea");
     const link = box ? box.value : "";

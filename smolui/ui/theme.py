@@ -5,11 +5,12 @@
 rules gradio would scope; in <head>).
 `smolui/assets/smolui.js`: the sidebar folded under 900 px, Esc stops, live step timers,
 Clear and Delete ask first.
-`smolui/assets/a11y.js`, `copy.js`, `chips.js` (in <head>): a skip link and focus in the
-message box, names for unnamed controls; copy buttons that copy the answer; the server's
-checks of attached files on their chips; `branches.js`: the "< 2/3 >" version switchers;
-`fold.js`: long messages of the person's folded, with "Show all"; `share.js`: the share
-controls' focus and announcements.
+`smolui/assets/speak.js` (in <head>, first): the status region and clipboard the other
+scripts share; `a11y.js`, `copy.js`, `chips.js`: a skip link and focus in the message box,
+names for unnamed controls; copy buttons that copy the answer (and the whole turn as
+Markdown); the server's checks of attached files on their chips; `branches.js`: the
+"< 2/3 >" version switchers; `fold.js`: long messages of the person's folded, with "Show
+all"; `share.js`: the share controls' focus and announcements.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ JS_PATH = ASSETS / "smolui.js"
 PAGE_CSS_PATH = ASSETS / "page.css"
 # Scripts of their own, each `() => {...}`, run once when the page's <head> is put in.
 HEAD_SCRIPT_PATHS = (
+    ASSETS / "speak.js",  # first: the others use what it defines
     ASSETS / "a11y.js",
     ASSETS / "copy.js",
     ASSETS / "chips.js",
