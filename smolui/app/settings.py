@@ -14,8 +14,6 @@ from typing import Any
 
 from smolui.uploads.policy import MB, UploadPolicy
 
-SHARING_MODES = ("off", "signed-in", "public")  # `SMOLUI_SHARING`, see smolui.api.share_routes
-
 
 @dataclass(frozen=True)
 class Settings:

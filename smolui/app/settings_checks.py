@@ -3,9 +3,14 @@ bad value is refused before the first page instead of at the first turn."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
+from typing import TYPE_CHECKING
 
-from smolui.app.settings import SHARING_MODES, Settings
+if TYPE_CHECKING:  # settings.py calls `validate`: the class is only named here
+    from smolui.app.settings import Settings
+
+SHARING_MODES = ("off", "signed-in", "public")  # `SMOLUI_SHARING`, see smolui.api.share_routes
 
 
 def validate(settings: Settings) -> str | None:
@@ -53,7 +58,7 @@ def validate(settings: Settings) -> str | None:
     problem = peers_problem(settings.proxy_peers)
     if problem:
         return problem
-    if settings.proxy_peers != Settings.proxy_peers and not settings.trust_proxy:
+    if settings.proxy_peers != _default(settings, "proxy_peers") and not settings.trust_proxy:
         return "--proxy-peers applies with --trust-proxy (SMOLUI_TRUST_PROXY=1) only"
     if settings.chat_window < 0:
         return f"chat window must be 0 (the whole chat) or more, not {settings.chat_window}"
@@ -113,6 +118,11 @@ def _limits_problem(settings: Settings) -> str | None:
         if value < 0:
             return f"{name.replace('_', ' ')} must not be negative (0: no limit)"
     return None
+
+
+def _default(settings: Settings, name: str) -> object:
+    """The default of one of the settings (what it is when nobody set it)."""
+    return next(field.default for field in dataclasses.fields(settings) if field.name == name)
 
 
 __all__ = ["validate"]

@@ -202,8 +202,8 @@ def test_markdown_is_rendered_with_no_raw_html_and_no_script_links():
 
 
 def test_sharing_is_off_unless_the_operator_chooses(monkeypatch):
-    from smolui.app.settings import SHARING_MODES as SETTINGS_MODES
     from smolui.app.settings import settings_from_args
+    from smolui.app.settings_checks import SHARING_MODES as SETTINGS_MODES
 
     assert SETTINGS_MODES == SHARING_MODES
     assert settings_from_args([], {}).sharing == "off"
