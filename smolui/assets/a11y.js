@@ -164,6 +164,19 @@
     new MutationObserver(() => { focusOnce(); focusForNewChat(); focusBack(); focusCard(); })
       .observe(document.body, {subtree: true, attributes: true, attributeFilter: ["disabled"]});
   };
+  // gradio's notice (toast) makes its header a button that folds the notice, with the Close
+  // button inside it: a control within a control, which a screen reader cannot reach apart.
+  // The header becomes a plain group (a click still folds it); Close stays the control.
+  const plainToastHeaders = () => {
+    document.querySelectorAll('.toast-header[role="button"]').forEach((header) => {
+      header.setAttribute("role", "group");
+      header.removeAttribute("tabindex");
+    });
+  };
+  const watchToasts = () => {
+    new MutationObserver(plainToastHeaders)
+      .observe(document.body, {subtree: true, childList: true});
+  };
   const name = (element, text) => {
     if (element && element.getAttribute("aria-label") !== text) {
       element.setAttribute("aria-label", text);
@@ -264,6 +277,7 @@
     skipLink();
     findStatus();
     watchBox();
+    watchToasts();
     const tick = () => {
       focusOnce();
       focusForNewChat();
