@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.harness import ScriptedApp
-from tests.e2e.pages import CHAT, MESSAGE_BOX, bot, send, step_title
+from tests.e2e.pages import CHAT, MESSAGE_BOX, bot, reload_after_restart, send, step_title
 from tests.e2e.test_approval_found_e2e import CODE, PROPOSED
 from tests.e2e.test_approvals_e2e import EDITOR, PANEL, approval_on, pending_code
 from tests.e2e.test_approvals_restart_e2e import HELD, processes
@@ -75,7 +75,7 @@ def test_after_kill_9_and_a_restart_a_reload_shows_the_waiting_step_once_with_it
     second = AppProcess(data, calls)
     second.port = first.port  # the same address: the page reloads where it was
     processes.append(second.start())
-    page.reload()
+    reload_after_restart(page)
     pending_code(page, HELD)
     chat = page.locator(CHAT)
     expect(step_title(page, "Step 1")).to_have_count(1)

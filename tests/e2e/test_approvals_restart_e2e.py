@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from smolui.approvals.service import ALREADY_ANSWERED
 from tests.e2e.harness import ScriptedApp
-from tests.e2e.pages import CHAT, MESSAGE_BOX, bot, send
+from tests.e2e.pages import CHAT, MESSAGE_BOX, bot, reload_after_restart, send
 from tests.e2e.test_approvals_e2e import PANEL, approval_on, pending_code
 from tests.e2e.test_durable import SLOW, AppProcess
 from tests.waiting import wait_for
@@ -52,7 +52,7 @@ def test_after_kill_9_and_a_restart_the_waiting_action_is_approved_and_the_turn_
     second = AppProcess(data, calls)
     second.port = first.port  # the same address: the page reloads where it was
     processes.append(second.start())
-    page.reload()
+    reload_after_restart(page)
     pending_code(page, HELD)
     page.get_by_role("button", name="Run", exact=True).click()
     expect(bot(page, "The answer is 42.")).to_be_visible(timeout=SLOW)

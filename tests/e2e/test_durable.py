@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.harness import free_port
-from tests.e2e.pages import CHAT, MESSAGE_BOX, bot, send, wait_turn_done
+from tests.e2e.pages import CHAT, MESSAGE_BOX, bot, reload_after_restart, send, wait_turn_done
 from tests.waiting import wait_for
 
 pytestmark = pytest.mark.e2e
@@ -85,7 +85,7 @@ def test_a_conversation_survives_kill_9_and_a_restart(tmp_path, processes, new_p
     second = AppProcess(data, calls)
     second.port = first.port  # the same address: the page reloads where it was
     processes.append(second.start())
-    page.reload()
+    reload_after_restart(page)
     expect(page.locator(f'{CHAT} [data-testid="user"]', has_text="favourite colour")).to_be_visible(
         timeout=SLOW
     )
