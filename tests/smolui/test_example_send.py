@@ -8,7 +8,6 @@ held open by a gate."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import gradio as gr
@@ -17,19 +16,12 @@ import pytest
 from smolui.ui.examples import BUSY, wire_examples
 from smolui.ui.layout import build_layout
 from smolui.ui.wiring import adapters
-from tests.smolui.test_switch_mid_turn import PAGE, STORE, HeldApp
+from tests.smolui.test_switch_mid_turn import PAGE, STORE, HeldApp, app
 from tests.waiting import GENEROUS_S, wait_for
 
 EXAMPLE = {"text": "Take the inventory", "files": []}
 
-
-@pytest.fixture
-def app(tmp_path) -> Iterator[HeldApp]:
-    app = HeldApp(tmp_path / "data")
-    yield app
-    app.gate.set()
-    wait_for(lambda: not any(s.busy for s in app.registry.sessions()), "the turns end")
-    app.close()
+__all__ = ["app"]  # the fixture, used by name
 
 
 def example_echo(live: Any, echo: Any) -> Any:
