@@ -24,7 +24,7 @@ from agents.approval.policy import ApprovalPolicy
 from agents.approval.types import ApprovalDecision, ApprovalRequest, Approver
 from agents.errors import AgentConfigError, AgentInterruptedError, AgentStoppedError
 from agents.executors.held_tools import HeldTool, ToolCallRefused
-from agents.memory.approvals import ApprovalRecord
+from agents.memory.approvals import ApprovalRecord, edited_code_note
 from agents.memory.steps import ActionStep, ToolCall
 
 
@@ -120,8 +120,7 @@ class ApprovalGate:
         if decision.action == "skip":
             return CodeReview(None, _skipped("your code", decision.reason))
         if decision.action == "edit":
-            note = f"The person reviewing your code edited it before it ran; this ran:\n{decision.code}"
-            return CodeReview(decision.code, note)
+            return CodeReview(decision.code, edited_code_note(decision.code))
         return CodeReview(code)
 
     # -- a ToolCallingAgent's calls ----------------------------------------------------

@@ -64,3 +64,14 @@ def _plain(value: Any) -> Any:
         return value
     except (TypeError, ValueError):
         return repr(value)
+
+
+def edited_code_note(code: str) -> str:
+    """What the model reads before the logs of code a person edited: the code that ran (its
+    own message still holds what it proposed). A page showing the step leaves it out: the
+    step's code block already shows what ran.
+
+    Args:
+        code: The edited code, as it ran.
+    """
+    return f"The person reviewing your code edited it before it ran; this ran:\n{code}"

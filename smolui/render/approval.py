@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from agents.memory.steps import ActionStep
-from smolui.render.durations import plain_title
+from smolui.render.durations import format_duration, plain_title
 from smolui.render.messages import Message, clip, fenced, message, thought_text
 
 # Words only: symbols such as a pause sign need an emoji font many browsers lack (a box).
@@ -191,10 +191,12 @@ def render_approvals(step: ActionStep, parent_id: str) -> list[Message]:
     for index, record in enumerate(step.approvals or []):
         what = "the code" if record.kind == "code" else f"the call to {record.tool_name}"
         lines = [f"{_DECIDED.get(record.decision, record.decision)}: {what}."]
-        if record.decision == "edit":
+        if record.decision == "edit" and record.kind == "code":  # the step shows what ran
+            proposed = str(record.proposed or "")
+            lines.append("The model proposed:\n\n" + fenced(clip(proposed), "python"))
+        elif record.decision == "edit":  # a call from code: the step shows only the code
             ran = record.ran if isinstance(record.ran, str) else arguments_text(record.ran)
-            language = "python" if record.kind == "code" else "json"
-            lines.append("What ran instead of the proposal:\n\n" + fenced(clip(ran), language))
+            lines.append("What ran instead of the proposal:\n\n" + fenced(clip(ran), "json"))
         if record.reason:
             lines.append(f"Reason: {clip(record.reason, 600)}")
         shown.append(
@@ -203,7 +205,7 @@ def render_approvals(step: ActionStep, parent_id: str) -> list[Message]:
                 title="Approval",
                 id=f"{parent_id}.a{index}",
                 parent_id=parent_id,
-                log=f"{record.waited:.0f} s waiting",
+                log=f"{format_duration(record.waited)} waiting",
             )
         )
     return shown

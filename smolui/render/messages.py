@@ -19,7 +19,7 @@ from agents.memory.steps import ActionStep, PlanningStep, ToolCall
 from agents.models.messages import TokenUsage
 from smolui.render.durations import format_duration
 from smolui.render.errors import redact, step_error_title
-from smolui.render.step_summary import clean_observations, glyph, step_summary
+from smolui.render.step_summary import clean_observations, glyph, shown_notes, step_summary
 from smolui.render.tables import table_markdown
 
 Message = dict[str, Any]
@@ -165,7 +165,7 @@ def render_action_step(
         call_id = f"{block_id}.c{index}"
         children.append(render_tool_call(call, call_id, block_id))
         children += (nested or {}).get(call_id, [])
-    observations = clean_observations(step.observations)
+    observations = clean_observations(step.observations, shown_notes(step))
     if observations:
         title = "Execution logs" if step.code_action else "Observations"
         children.append(
@@ -212,17 +212,22 @@ def step_log(step: ActionStep) -> str:
     """
     usage = step.token_usage
     tokens = f"{usage.total_tokens:,} tokens" if usage and usage.total_tokens else ""
-    parts = (step_summary(step), tokens, step_time(step.timing.duration))
+    waited = sum(record.waited for record in step.approvals or [])
+    parts = [step_summary(step), tokens, step_time(step.timing.duration, waited)]
+    if waited >= 0.001:
+        parts.append(f"{format_duration(waited)} waiting for approval")
     return " · ".join(part for part in parts if part)
 
 
-def step_time(seconds: float | None) -> str:
-    """A step's time for its line ("" when unknown).
+def step_time(seconds: float | None, waited: float = 0.0) -> str:
+    """A step's own time for its line ("" when unknown): the wait for a person's approval
+    is not the step's work, and is written apart.
 
     Args:
         seconds: `Timing.duration`.
+        waited: Seconds the step waited for approvals (`ApprovalRecord.waited`, summed).
     """
-    return "" if seconds is None else format_duration(seconds)
+    return "" if seconds is None else format_duration(seconds - waited)
 
 
 def render_step_error(error: AgentError, error_id: str, parent_id: str) -> Message:

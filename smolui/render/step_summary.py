@@ -9,9 +9,11 @@ an emoji font to render.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from agents.errors import AgentMaxStepsError
 from agents.loop.repair import strip_note
+from agents.memory.approvals import edited_code_note
 from agents.memory.steps import ActionStep
 
 # Text glyphs (Dingbats / Geometric Shapes / Misc Symbols without the emoji selector).
@@ -41,31 +43,51 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
-def clean_observations(text: str | None) -> str:
+def shown_notes(step: ActionStep) -> list[str]:
+    """Notes to the model in the step's observations that the page shows in another form:
+    the code a person edited (the step's code block shows what ran).
+
+    Args:
+        step: A finished step.
+    """
+    edited = [r.ran for r in step.approvals or [] if r.kind == "code" and r.decision == "edit"]
+    return [edited_code_note(code) for code in edited if isinstance(code, str)]
+
+
+def clean_observations(text: str | None, shown: Sequence[str] = ()) -> str:
     """The step's observations without the protocol noise the model needs but a reader does
     not: the notes to the model before them (a repair's, a small model's drafts: they stay
-    in the agent's memory and the logs), the "Execution logs:" header (the block's title
-    says it) and a `None` last output.
+    in the agent's memory and the logs; and `shown`), the "Execution logs:" header (the
+    block's title says it) and a `None` last output.
 
     Args:
         text: `ActionStep.observations`.
+        shown: `shown_notes` of the step.
     """
-    text = strip_note((text or "").strip()).strip()
+    text = _without_notes(text, shown)
     text = _NONE_OUTPUT.sub("", text)
     return _LOGS_HEADER.sub("", text, count=1).strip()
 
 
-def printed_lines(observations: str | None) -> int:
+def printed_lines(observations: str | None, shown: Sequence[str] = ()) -> int:
     """Lines the code printed (the execution logs before "Last output from code snippet").
 
     Args:
         observations: `ActionStep.observations`.
+        shown: `shown_notes` of the step.
     """
-    text = strip_note((observations or "").strip()).strip()
+    text = _without_notes(observations, shown)
     if not text.startswith("Execution logs:"):
         return 0
     logs = _LOGS_HEADER.sub("", text, count=1).split("Last output from code snippet:")[0]
     return len([line for line in logs.strip().splitlines() if line.strip()])
+
+
+def _without_notes(text: str | None, shown: Sequence[str]) -> str:
+    text = strip_note((text or "").strip()).strip()
+    for note in shown:
+        text = text.removeprefix(note).strip()
+    return text
 
 
 def step_summary(step: ActionStep) -> str:
@@ -78,7 +100,7 @@ def step_summary(step: ActionStep) -> str:
     code = (step.code_action or "").strip()
     if code:
         parts.append(plural(len([ln for ln in code.splitlines() if ln.strip()]), "line"))
-        printed = printed_lines(step.observations)
+        printed = printed_lines(step.observations, shown_notes(step))
         if printed:
             parts.append("printed " + plural(printed, "line"))
     images = len(step.observations_images or [])

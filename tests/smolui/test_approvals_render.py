@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from agents import ApprovalDecision, CodeAgent, ScriptedModel
 from agents.memory.approvals import ApprovalRecord
-from agents.memory.steps import ActionStep
+from agents.memory.steps import ActionStep, Timing
 from smolui.app.settings import settings_from_args
 from smolui.approvals.setting import approve_value, default_on
 from smolui.render.approval import (
@@ -21,7 +22,8 @@ from smolui.render.approval import (
     withdrawn,
 )
 from smolui.render.export import to_json, to_markdown
-from smolui.render.messages import message
+from smolui.render.messages import message, render_action_step, step_log
+from tests.agents.approval_helpers import Approver, code
 
 
 def test_the_setting_reads_keywords_and_tool_names_from_the_flag_or_the_environment():
@@ -130,7 +132,9 @@ def test_each_answer_shows_on_its_step_and_in_the_exports():
     ]
     shown = render_approvals(step, "t-1")
     assert [m["metadata"]["parent_id"] for m in shown] == ["t-1", "t-1"]
-    assert "Edited, then approved" in shown[0]["content"] and "print(2)" in shown[0]["content"]
+    assert "Edited, then approved" in shown[0]["content"] and "print(1)" in shown[0]["content"]
+    assert "print(2)" not in shown[0]["content"], "the step's code block shows what ran"
+    assert shown[0]["metadata"]["log"] == "3.0 s waiting"
     assert "Skipped" in shown[1]["content"] and "Not today." in shown[1]["content"]
     parent = {"role": "assistant", "content": "", "metadata": {"title": "Step 1", "id": "t-1"}}
     chat = [{"role": "user", "content": "go"}, parent, *shown]
@@ -144,3 +148,31 @@ def test_named_tools_an_agent_lacks_are_left_out_and_told():
     assert approve_value("send_email, web_search", ["web_search"]) == ["web_search"]
     assert missing_tools("send_email, web_search", ["web_search"]) == ["send_email"]
     assert missing_tools("tools", []) == [] and approve_value("code", []) == "code"
+
+
+def test_edited_code_shows_once_as_what_ran_and_the_proposal_in_its_answer():
+    approver = Approver(ApprovalDecision.edit(code="print('edited')\nfinal_answer(2 + 2)"))
+    model = ScriptedModel([code("print('proposed')\nfinal_answer(1 + 1)")])
+    agent = CodeAgent([], model, executor_type="local", approve="code", approver=approver)
+    try:
+        assert agent.run("add") == 4
+    finally:
+        agent.close()
+    step = agent.memory.steps[1]
+    assert "edited it before it ran" in step.observations, "the model still reads what ran"
+    shown = render_action_step(step, "t-1") + render_approvals(step, "t-1")  # as a turn does
+    assert shown[0]["metadata"]["log"].startswith("2 lines · printed 1 line · ")
+    texts = {m["metadata"].get("title"): str(m["content"]) for m in shown[1:]}
+    everything = "\n".join(texts.values())
+    assert everything.count("print('edited')") == 1, "in the call's code only"
+    assert "edited" in texts["Execution logs"] and "print(" not in texts["Execution logs"]
+    assert "print('proposed')" in texts["Approval"] and "The model proposed" in texts["Approval"]
+
+
+def test_a_steps_time_leaves_out_the_wait_for_approval_and_says_it_apart():
+    step = ActionStep(step_number=1, timing=Timing(start_time=100.0, end_time=106.3))
+    step.approvals = [ApprovalRecord("code", "run", "print(1)", "print(1)", waited=6.0)]
+    line = step_log(step)
+    assert line == "300 ms · 6.0 s waiting for approval"
+    step.approvals = None
+    assert "6.3 s" in step_log(step) and "waiting" not in step_log(step)
