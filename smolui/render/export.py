@@ -21,6 +21,7 @@ from typing import Any
 
 from smolui.render.downloads import ZIP_LABEL
 from smolui.render.durations import format_duration, plain_title
+from smolui.render.media import named_by_the_app
 from smolui.render.model_names import model_name
 
 Message = dict[str, Any]
@@ -131,9 +132,11 @@ def markdown_pieces(
         yield "\n".join(lines) + "\n"
 
 
-def _message_markdown(message: Message, children: dict[str, list[Message]]) -> list[str]:
+def _message_markdown(
+    message: Message, children: dict[str, list[Message]], parent: Message | None = None
+) -> list[str]:
     meta = _meta(message)
-    body = _body_markdown(message.get("content"))
+    body = _body_markdown(message.get("content"), _alt_text(message, parent))
     body = [text for text in body if text.strip()]
     title = meta.get("title")
     if not title:
@@ -147,16 +150,19 @@ def _message_markdown(message: Message, children: dict[str, list[Message]]) -> l
     summary = " · ".join([plain_title(str(title)), *[e for e in extras if e]])
     inner = list(body)
     for child in children.get(meta.get("id"), []):
-        inner += _message_markdown(child, children)
+        inner += _message_markdown(child, children, message)
     return [f"<details><summary>{summary}</summary>", "", *inner, "</details>", ""]
 
 
-def _body_markdown(content: Any, image: Callable[[Any], str | None] | None = None) -> list[str]:
+def _body_markdown(
+    content: Any, alt: str, image: Callable[[Any, str], str | None] | None = None
+) -> list[str]:
     """A message's content as Markdown lines: text without server paths, images as `image`
-    writes them (default: embedded), other files named."""
+    writes them (default: embedded; `alt` describes an image without a name of its own),
+    other files named."""
     if isinstance(content, (list, tuple)):
-        return [line for block in content for line in _body_markdown(block, image)]
-    shown = (image or _embedded_image)(content)
+        return [line for block in content for line in _body_markdown(block, alt, image)]
+    shown = (image or _embedded_image)(content, alt)
     if shown is not None:
         return [shown]
     return [
@@ -167,7 +173,32 @@ def _body_markdown(content: Any, image: Callable[[Any], str | None] | None = Non
     ]
 
 
-def _embedded_image(content: Any) -> str | None:
+def _alt_text(message: Message, parent: Message | None) -> str:
+    """What an image in `message` shows, for a reader who cannot see it: "Image from Step 2"
+    for a step's picture, "Image" otherwise (the agent's files are named by random hex).
+
+    Args:
+        message: The message holding the image.
+        parent: The step it is nested under, if any.
+    """
+    title = plain_title(str(_meta(message).get("title") or "")) or "Image"
+    step = plain_title(str(_meta(parent).get("title") or "")) if parent else ""
+    return f"{title} from {step.split(' · ')[0]}" if step else title
+
+
+def _image_name(file: dict[str, Any], alt: str) -> str:
+    """An image's words in Markdown: the name a person gave it (an upload's), else `alt`."""
+    path = str(file.get("path") or file.get("url") or "")
+    name = str(file.get("orig_name") or os.path.basename(path))
+    return _link_text(alt if not name or named_by_the_app(name) else name)
+
+
+def _link_text(text: str) -> str:
+    """`text` as the words of a Markdown link (brackets and backslashes escaped)."""
+    return re.sub(r"([\\\[\]])", r"\\\1", text)
+
+
+def _embedded_image(content: Any, alt: str) -> str | None:
     """An image file in a message as Markdown with a data URI, or None (not an image, not
     readable, or too large to embed)."""
     if not isinstance(content, dict):
@@ -185,9 +216,8 @@ def _embedded_image(content: Any) -> str | None:
         data = Path(path).read_bytes()
     except OSError:
         return None
-    name = str(file.get("orig_name") or os.path.basename(str(path)))
     encoded = base64.b64encode(data).decode("ascii")
-    return f"![{name}](data:{mime};base64,{encoded})"
+    return f"![{_image_name(file, alt)}](data:{mime};base64,{encoded})"
 
 
 def turn_messages(history: list[Message], answered: int) -> list[Message]:
@@ -227,7 +257,7 @@ def turn_markdown(turn: list[Message], root: str = "") -> str:
     lines: list[str] = []
     for message in turn:
         if _meta(message).get("parent_id") not in known:
-            lines += _turn_part(message, children, STEP_HEADING, link)
+            lines += _turn_part(message, children, STEP_HEADING, link, None)
     return "\n".join(lines).strip() + "\n"
 
 
@@ -235,10 +265,11 @@ def _turn_part(
     message: Message,
     children: dict[str, list[Message]],
     level: int,
-    link: Callable[[Any], str | None],
+    link: Callable[[Any, str], str | None],
+    parent: Message | None,
 ) -> list[str]:
     meta = _meta(message)
-    body = _body_markdown(message.get("content"), link)
+    body = _body_markdown(message.get("content"), _alt_text(message, parent), link)
     lines = [line for text in body if text.strip() for line in (_FOOTER.sub(r"\1", text), "")]
     title = meta.get("title")
     if not title:
@@ -247,11 +278,11 @@ def _turn_part(
     log = str(meta.get("log") or "")
     lines = [heading, "", *([log, ""] if log else []), *lines]
     for child in children.get(meta.get("id"), []):
-        lines += _turn_part(child, children, level + 1, link)
+        lines += _turn_part(child, children, level + 1, link, message)
     return lines
 
 
-def _linked_file(content: Any, root: str) -> str | None:
+def _linked_file(content: Any, alt: str, root: str) -> str | None:
     """A file in a message the page sent as a Markdown link to the URL the page has for it
     (an image as an image), or None: not a file, or no web address (then it is named)."""
     if not isinstance(content, dict):
@@ -263,11 +294,12 @@ def _linked_file(content: Any, root: str) -> str | None:
     if not url.startswith(("http://", "https://")):
         return None
     path = str(file.get("path") or url)
-    name = str(file.get("orig_name") or os.path.basename(path) or "file")
-    name = re.sub(r"([\\\[\]])", r"\\\1", name)
     target = url.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
     mime = file.get("mime_type") or mimetypes.guess_type(path)[0] or ""
-    return f"{'!' if str(mime).startswith('image/') else ''}[{name}]({target})"
+    if str(mime).startswith("image/"):
+        return f"![{_image_name(file, alt)}]({target})"
+    name = str(file.get("orig_name") or os.path.basename(path) or "file")
+    return f"[{_link_text(name)}]({target})"
 
 
 def _children(history: list[Message]) -> tuple[dict[str, list[Message]], set[Any]]:

@@ -7,6 +7,7 @@ gradio serves), never served from wherever a tool said they were.
 from __future__ import annotations
 
 import logging
+import re
 import secrets
 import tempfile
 from collections.abc import Callable
@@ -17,6 +18,20 @@ from smolui.render.messages import media_kind
 from tools.agent_types import raw_image, write_wav
 
 logger = logging.getLogger(__name__)
+
+
+_NAME_BYTES = 6  # a media file's name: this many random bytes in hex, then its suffix
+_APP_NAME = re.compile(rf"[0-9a-f]{{{2 * _NAME_BYTES}}}\.(png|wav)")
+
+
+def named_by_the_app(name: str) -> bool:
+    """Whether a file name is one `MediaSink` made up (random hex: it says nothing to a
+    reader, who is better told what the file is).
+
+    Args:
+        name: A file's name, without its folder.
+    """
+    return _APP_NAME.fullmatch(name) is not None
 
 
 def media_root() -> Path:
@@ -52,7 +67,7 @@ class MediaSink:
 
     def _path(self, suffix: str) -> Path:
         self.folder.mkdir(parents=True, exist_ok=True)
-        return self.folder / f"{secrets.token_hex(6)}{suffix}"
+        return self.folder / f"{secrets.token_hex(_NAME_BYTES)}{suffix}"
 
     def _image(self, value: Any) -> dict[str, Any]:
         image = raw_image(value)  # else PIL

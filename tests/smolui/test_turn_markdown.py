@@ -118,3 +118,27 @@ def test_the_handler_answers_the_turn_asked_and_refuses_one_not_shown():
     assert copied_turn(chat, {"answered": 5}) == {"error": NO_TURN}
     assert copied_turn(chat, None) == {"error": NO_TURN}
     assert copied_turn(chat, {"answered": True}) == {"error": NO_TURN}
+
+
+def test_a_picture_the_agent_drew_is_described_by_its_step_not_by_its_random_file_name(tmp_path):
+    from PIL import Image
+
+    from agents.memory.steps import ActionStep
+    from smolui.render.export import to_markdown
+    from smolui.render.media import MediaSink, named_by_the_app
+    from smolui.render.messages import render_action_step
+
+    step = ActionStep(step_number=2, code_action="plot()", observations="Execution logs:\n")
+    step.observations_images = [Image.new("RGB", (4, 3), (10, 20, 30))]
+    shown = render_action_step(step, "s2", MediaSink(tmp_path))
+    (figure,) = [m for m in shown if isinstance(m["content"], dict)]
+    name = figure["content"]["path"].rsplit("/", 1)[1]
+    assert named_by_the_app(name) and not named_by_the_app("plot.png")
+    exported = to_markdown([user("Plot it"), *shown])
+    assert "![Image from Step 2](data:image/png;base64," in exported
+    assert name not in exported
+    url = f"/gradio_api/file={figure['content']['path']}"
+    sent = {"type": "file", "file": {**figure["content"], "url": url, "orig_name": name}}
+    page = [user("Plot it"), *[{**m, "content": [sent]} if m is figure else m for m in shown]]
+    copied = turn_markdown(turn_messages(page, 1), ROOT)
+    assert f"![Image from Step 2]({ROOT}{url})" in copied
