@@ -12,7 +12,9 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import signal
 import sys
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
@@ -39,6 +41,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     # No usage analytics leave the machine unless the operator opts in.
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    # SIGTERM from here on stops the app once it serves (`AppServer.wait`), not mid-start.
+    from smolui.observability.server import on_sigterm
+
+    stop = threading.Event()
+    before = on_sigterm(stop)
     starting = open_starting_page(settings)  # HTTP answers from here on
     from smolui.app.gradio_import import unused_integrations_hidden
     from smolui.app.model_loader import ModelLoader
@@ -50,6 +57,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             ui.listen_socket = starting.hand_over()
             ui.launch(prevent_thread_lock=True)
     if starting is None:  # gradio's own server (a share link): it binds the port itself
+        if before is not None:  # gradio's own wait ends on SIGTERM as it always did
+            signal.signal(signal.SIGTERM, before)
+        if stop.is_set():
+            raise SystemExit(0)  # SIGTERM came while the app started
         open_conversations(ui)
         start_model(settings, loader)
         ui.launch()
@@ -57,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     starting.release()  # the starting pages reload into the chat
     open_conversations(ui)  # meanwhile browsers load the page; its first event waits for it
     start_model(settings, loader)  # after serving: nothing competes with the start for CPU
-    ui.server.wait()  # until Ctrl+C or SIGTERM
+    ui.server.wait(stop)  # until Ctrl+C or SIGTERM
     # Running turns stop at their next step boundary and save their stopped state (bounded
     # wait: GradioUI.close), then agents and executors close, and the store lets go of its
     # connections before the process ends.

@@ -322,7 +322,8 @@ class GradioUI(GradioUIApiMixin):
             demo, self.metrics, self.ready_checks, options, self.listen_socket, routes, middleware
         )
         if not options.get("prevent_thread_lock"):
-            self.server.wait()
+            self.server.wait()  # until Ctrl+C or SIGTERM; then the app closes
+            self.close()
         return self.server
 
     def _upload_gate(self) -> Any:
@@ -341,11 +342,13 @@ class GradioUI(GradioUIApiMixin):
         """Stop serving, let running turns stop at their step boundary and save (up to
         `SHUTDOWN_WAIT_S`), then free every conversation's agent and close the store."""
         if self.server is not None:
-            self.server.close()  # no new turn starts from here on
+            self.server.stop()  # no new turn starts from here on
         if self.demo is not None:
             self.demo.close()
         # A turn's thread saves its stopped state to the store: it must close after that.
         self.registry.close_all(wait_s=SHUTDOWN_WAIT_S)
+        if self.server is not None:  # its requests ended with their turns (a turn waiting
+            self.server.close()  # for approval held the server's end until they stopped)
         if self.keeper is not None:
             self.keeper.close()
 

@@ -21,6 +21,7 @@ logger = logging.getLogger(__name__)
 
 START_TIMEOUT_S = 60.0
 SHUTDOWN_GRACE_S = 1.0
+CLOSE_WAIT_S = 10.0  # `AppServer.close`: for its thread, once its requests were cancelled
 # `Blocks.launch` options that `gr.mount_gradio_app` also takes; `GradioUI.launch` falls
 # back to gradio's own server for any other option (e.g. a share link).
 MOUNT_OPTIONS = frozenset({
@@ -152,15 +153,25 @@ class AppServer:
             time.sleep(0.02)
         return self
 
-    def wait(self) -> None:
-        """Block until the server stops, Ctrl+C or SIGTERM, then stop it.
+    def wait(self, stop: threading.Event | None = None) -> None:
+        """Block until the server stops, Ctrl+C or SIGTERM, then tell it to stop (`stop`:
+        it takes no new connection); `close` then waits for it to end.
 
         uvicorn handles signals only when it runs in the main thread; here it runs in its
         own, so without this SIGTERM (`kill PID`, systemd, supervisors) would end the process
         at once, maybe mid-write, or, as a container's PID 1, be ignored until a SIGKILL.
+        Its end is not waited for here: requests still running (a turn's stream, waiting for
+        a person's approval) end only once the app stops its turns (`GradioUI.close`).
+
+        Args:
+            stop: Set by SIGTERM since before the server started (`on_sigterm`: a SIGTERM
+                that comes while the app starts is not lost); None: SIGTERM is taken from now
+                until the wait ends.
         """
-        stop = threading.Event()
-        previous = _on_sigterm(stop)
+        previous = None
+        if stop is None:
+            stop = threading.Event()
+            previous = on_sigterm(stop)
         try:
             while self._thread.is_alive() and not stop.is_set():
                 self._thread.join(0.5)
@@ -171,18 +182,27 @@ class AppServer:
         finally:
             if previous is not None:
                 signal.signal(signal.SIGTERM, previous)
-            self.close()
+            self.stop()
+
+    def stop(self) -> None:
+        """Tell the server to stop: it takes no new connection and ends once the requests
+        still running have ended (or after `SHUTDOWN_GRACE_S`, cancelled); returns at once."""
+        self._server.should_exit = True
 
     def close(self) -> None:
-        """Stop serving and wait for the server thread to end."""
-        self._server.should_exit = True
+        """Stop serving and wait (up to `CLOSE_WAIT_S`) for the server thread to end."""
+        self.stop()
         if self._thread.is_alive() and self._thread is not threading.current_thread():
-            self._thread.join(timeout=10)
+            self._thread.join(timeout=CLOSE_WAIT_S)
 
 
-def _on_sigterm(stop: threading.Event) -> Any:
+def on_sigterm(stop: threading.Event) -> Any:
     """Make SIGTERM set `stop`; return the handler it replaced (None off the main thread,
-    where Python cannot take signals: the caller then stops on its own terms)."""
+    where Python cannot take signals: the caller then stops on its own terms).
+
+    Args:
+        stop: The event SIGTERM sets.
+    """
     if threading.current_thread() is not threading.main_thread():
         return None
     previous = signal.signal(signal.SIGTERM, lambda number, frame: stop.set())

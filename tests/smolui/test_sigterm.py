@@ -86,5 +86,6 @@ def test_wait_returns_on_sigterm_and_closes_the_server():
     sender.join(timeout=30)
     assert sent.is_set(), "AppServer.wait did not handle SIGTERM"
     assert signal.getsignal(signal.SIGTERM) == before, "the previous handler is put back"
+    server.close()  # waits for the server's end, which `wait` only asked for
     with pytest.raises(httpx.TransportError):
         httpx.get(f"http://127.0.0.1:{port}/", timeout=10)  # the server is closed
