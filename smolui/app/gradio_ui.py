@@ -22,6 +22,7 @@ from smolui.sessions import SessionRegistry
 if TYPE_CHECKING:  # imported where used: building the app loads them, importing it must not
     from smolui.api.app import Api
     from smolui.api.downloads import Downloads
+    from smolui.approvals import ChatApprovals
     from smolui.conversations.keeper import ConversationKeeper
     from smolui.observability.metrics import AppMetrics
     from smolui.store import ConversationStore
@@ -102,6 +103,7 @@ class GradioUI(GradioUIApiMixin):
         self.api: Api | None = None  # the other ways in (/v1): made with the app
         self.downloads: Downloads | None = None  # files out, exports, shares: made with the app
         self.shares: Any = None  # read-only share links (`ShareLinks`): made with the app
+        self.approvals: ChatApprovals | None = None  # the page's approvals: made with the app
         # Name -> check for /readyz; the store's is added with the app, app.py adds the model's.
         self.ready_checks: dict[str, Callable[[], None]] = {}
         self.server: Any = None
@@ -187,7 +189,7 @@ class GradioUI(GradioUIApiMixin):
         sharing, viewer = self.settings.sharing, gradio_viewer(self.admission.sign_in)
         self.shares = ShareLinks(keeper, sharing, viewer)
         # The page's turns may wait for a person's approval; the API's never do (no page).
-        approvals = ChatApprovals(
+        self.approvals = approvals = ChatApprovals(
             self.settings.approve, lambda: keeper.store, self.settings.approval_timeout,
             self.settings.approve_required,
         )  # fmt: skip
@@ -346,7 +348,9 @@ class GradioUI(GradioUIApiMixin):
         if self.demo is not None:
             self.demo.close()
         # A turn's thread saves its stopped state to the store: it must close after that.
-        self.registry.close_all(wait_s=SHUTDOWN_WAIT_S)
+        # One waiting for a person's approval is left waiting, answered after the restart.
+        held = self.approvals.held_here if self.approvals is not None else None
+        self.registry.close_all(wait_s=SHUTDOWN_WAIT_S, held=held)
         if self.server is not None:  # its requests ended with their turns (a turn waiting
             self.server.close()  # for approval held the server's end until they stopped)
         if self.keeper is not None:

@@ -233,6 +233,22 @@ class ChatApprovals:
         """
         return self.store.waiting(conversation_id)
 
+    def held_here(self, conversation_id: str) -> bool:
+        """Whether a turn of this process waits for a person's answer in the conversation.
+        At shutdown such a turn is left waiting, its action kept in the store: answered after
+        the restart, it resumes (as after a crash), rather than being stopped.
+
+        Args:
+            conversation_id: The conversation.
+        """
+        from sqlalchemy.exc import SQLAlchemyError
+
+        try:
+            left = self.store.waiting(conversation_id)
+        except SQLAlchemyError:  # the database is away: nothing can be kept either
+            return False
+        return left is not None and left.id in self._waiting
+
     def answer(
         self,
         conversation_id: str,

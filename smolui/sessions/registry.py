@@ -31,7 +31,7 @@ import secrets
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -248,26 +248,34 @@ class SessionRegistry:
         closing = session.closing_at is not None and now >= session.closing_at
         return closing or now - session.last_used >= self.idle_s
 
-    def close_all(self, wait_s: float = 0.0) -> list[str]:
+    def close_all(
+        self, wait_s: float = 0.0, held: Callable[[str], bool] | None = None
+    ) -> list[str]:
         """Evict everything and stop the sweeper (server shutdown), letting running turns
         stop first (`smolui.sessions.shutdown.stop_turns`): each is interrupted and has up
         to `wait_s` seconds to reach its step boundary and save its stopped state; one still
         running then is stopped where it is, what its page shows saved, before it closes.
+        A turn waiting for a person (`held`) is left waiting: its agent closes without
+        interrupting it, and its action, kept in the store, is answered after the restart.
 
         Args:
             wait_s: Seconds to wait for running turns to reach their step boundary (0: do
                 not wait; they are only interrupted).
+            held: Says, by conversation id, whether its turn waits for a person's answer
+                (`ChatApprovals.held_here`); None: no turn does.
 
         Returns:
             The ids of the conversations whose turn had not saved its end when they were
             closed (their store may still say "running").
         """
         self._stop_sweeper.set()
-        unfinished = stop_turns(self.sessions(), wait_s)  # before anything closes
+        waiting = {s.id for s in self.sessions() if s.busy and held is not None and held(s.id)}
+        running = [s for s in self.sessions() if s.id not in waiting]
+        unfinished = stop_turns(running, wait_s)  # before anything closes
         with self._lock:
             sessions = list(self._sessions.values())
             self._sessions.clear()
-        self._close(sessions, "shutdown")
+        self._close(sessions, "shutdown", waiting)
         return [s.id for s in unfinished]
 
     def start_sweeper(self, interval_s: float = 30.0) -> None:
@@ -348,11 +356,14 @@ class SessionRegistry:
         self._remember(victims)
         return victims
 
-    def _close(self, sessions: list[Session], reason: str) -> None:
+    def _close(self, sessions: list[Session], reason: str, waiting: Collection[str] = ()) -> None:
         release = self.factory.release if isinstance(self.factory, AgentLender) else None
         for session in sessions:
             logger.info("evicting a conversation (%s)", reason)
-            session.close(release)
+            if session.id in waiting:  # its turn is left waiting for its answer
+                session.close(interrupt=False)
+            else:
+                session.close(release)
             if self.released_store is not None and session.id in self._released:
                 self._keep(session)
 

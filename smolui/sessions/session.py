@@ -257,17 +257,21 @@ class Session:
         empty_session_folder(self._files_root(self.upload_root), self.folder)
         self._delete_media()
 
-    def close(self, release: Callable[[MultiStepAgent], None] | None = None) -> None:
+    def close(
+        self, release: Callable[[MultiStepAgent], None] | None = None, interrupt: bool = True
+    ) -> None:
         """Free the agent (closing its executor) and delete the upload folder.
 
         Args:
             release: Gives the agent back to its factory instead of closing it.
+            interrupt: Interrupt a running turn first (False: its turn waits for a person's
+                answer at shutdown and is left waiting, to resume after the restart).
         """
         with self._agent_lock:
             agent, self._agent = self._agent, None
             self._closed = True
         if agent is not None:
-            if self.busy:
+            if self.busy and interrupt:
                 agent.interrupt()
             try:
                 if release is not None:

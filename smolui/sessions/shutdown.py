@@ -29,7 +29,8 @@ def stop_turns(sessions: list[Session], wait_s: float) -> list[Session]:
     `STOPPED_SAVE_S` more), its agent left in its step.
 
     Args:
-        sessions: The conversations about to close.
+        sessions: The conversations about to close (without those whose turn is left
+            waiting for a person: `SessionRegistry.close_all`).
         wait_s: Seconds to wait for the step boundaries (0: do not wait, only interrupt).
 
     Returns:

@@ -1,13 +1,16 @@
-"""An app process that starts a turn held for approval, says so, and waits to be killed.
+"""An app process that starts a turn held for approval, says so, and waits to be stopped.
 
 `python -m tests.smolui.approval_child URL DATA KIND` (KIND "code" or "tool"): one
 `AppProcess` with approval on sends a message; once its action waits in the store it prints
-the conversation's id and blocks. The test kills it with SIGKILL: the pending action and the
-memory stay in the store, and nothing of this process answers them any more.
+the conversation's id and blocks. The test kills it with SIGKILL (the pending action and the
+memory stay in the store, and nothing of this process answers them any more), or stops it
+with SIGTERM: it closes as the app does on SIGTERM (`GradioUI.close`), the waiting turn left
+waiting, and exits.
 """
 
 from __future__ import annotations
 
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -31,6 +34,18 @@ HELD_CALL = ScriptedReply("Mail the team.", tool_calls=[("count_call", {"note": 
 
 
 def main(url: str, data: Path, kind: str) -> None:
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda number, frame: stop.set())
+    app, approvals, conversation_id = waiting_app(url, data, kind)
+    print(conversation_id, flush=True)
+    stop.wait()  # until SIGTERM (or killed)
+    app.registry.close_all(wait_s=30, held=approvals.held_here)
+    app.keeper.store.close()
+
+
+def waiting_app(url: str, data: Path, kind: str) -> tuple[AppProcess, ChatApprovals, str]:
+    """An app process whose turn holds an action, once it waits, kept in the store: the app,
+    its approvals and the conversation's id."""
     from tests.smolui.approval_tools import count_call
 
     store = open_store(data, url, data / "uploads")
@@ -60,8 +75,7 @@ def main(url: str, data: Path, kind: str) -> None:
         return "Waiting for your approval" in shown and "Step 1 · " in shown  # its title
 
     wait_for(kept, "the action waits, kept with its step, the chat and memory", timeout=120)
-    print(conversation_id, flush=True)
-    threading.Event().wait()  # until killed
+    return app, approvals, conversation_id
 
 
 if __name__ == "__main__":

@@ -2,9 +2,10 @@
 memory: the held action runs (or is skipped) as answered, the model is not asked again for
 that step, the turn goes on and is saved; of two answers only one runs it.
 
-Real parts: an app process killed with SIGKILL while its action waits (`approval_child`), a
-second app process on the same store (SQLite file, real PostgreSQL); scripted models decide
-only what the agents write.
+Real parts: an app process killed with SIGKILL while its action waits (`approval_child`), or
+closed as SIGTERM closes it (the waiting turn is left waiting, its action kept), a second app
+process on the same store (SQLite file, real PostgreSQL); scripted models decide only what the
+agents write.
 """
 
 from __future__ import annotations
@@ -33,14 +34,16 @@ from smolui.store import open_store
 from smolui.store.approvals import PendingApprovalRow
 from smolui.uploads import UploadPolicy
 from tests.smolui.app_process import AppProcess
+from tests.smolui.approval_child import waiting_app
 from tests.smolui.approval_tools import calls_made, count_call
 from tests.waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def killed_while_waiting(url: str, data: Path, kind: str) -> str:
-    """Run an app that holds an action, kill it with SIGKILL; the conversation's id."""
+def killed_while_waiting(url: str, data: Path, kind: str, sig: int = signal.SIGKILL) -> str:
+    """Run an app that holds an action, then kill it with SIGKILL (or stop it with SIGTERM,
+    and see it exit cleanly); the conversation's id."""
     child = subprocess.Popen(
         [sys.executable, "-m", "tests.smolui.approval_child", url, str(data), kind],
         cwd=ROOT, stdout=subprocess.PIPE, text=True,
@@ -48,10 +51,11 @@ def killed_while_waiting(url: str, data: Path, kind: str) -> str:
     try:
         conversation_id = child.stdout.readline().strip()
     finally:
-        os.kill(child.pid, signal.SIGKILL)
-        child.wait()
+        os.kill(child.pid, sig)
+        status = child.wait(timeout=120)
         child.stdout.close()
     assert conversation_id, "the child app printed its conversation once the action waited"
+    assert sig == signal.SIGKILL or status == 0, f"the app exited with {status} on SIGTERM"
     return conversation_id
 
 
@@ -215,3 +219,36 @@ def test_a_new_message_after_the_restart_withdraws_the_action_it_supersedes(rest
         assert "Step 1 · not answered" in titles
     late = app.approvals.answer(conversation_id, pending.id, "run", page="p2")
     assert not late.ok and late.message == NO_LONGER_WAITING
+
+
+def test_an_action_waiting_at_sigterm_is_kept_and_resumes_after_the_restart(store_url, tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    conversation_id = killed_while_waiting(store_url, data, "code", signal.SIGTERM)
+    app = Restarted(store_url, data, "code", [])
+    try:
+        pending = app.approvals.waiting(conversation_id)
+        assert pending is not None, "the action still waits: the shutdown did not stop it"
+        assert stored(app, conversation_id).turn_state == "running"
+        app.long_untouched(pending.id)
+        assert app.approvals.answer(conversation_id, pending.id, "run", page="p2").ok
+        final = list(app.chat.follow(conversation_id, "p2"))[-1]
+        assert "The answer is 42." in texts(final)
+        assert app.models and all(model.calls == [] for model in app.models), "no model call"
+    finally:
+        app.close()
+
+
+def test_without_the_approvals_say_the_shutdown_stops_the_waiting_turn(store_url, tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    first, approvals, conversation_id = waiting_app(store_url, data, "code")
+    assert approvals.held_here(conversation_id)
+    first.registry.close_all(wait_s=30)  # no `held`: every running turn is stopped
+    try:
+        assert approvals.waiting(conversation_id) is None, "withdrawn: the turn was stopped"
+        assert not approvals.held_here(conversation_id)
+        owner = first.keeper.store.owner_of(conversation_id)
+        assert first.keeper.store.get(owner, conversation_id).turn_state == "stopped"
+    finally:
+        first.keeper.store.close()
