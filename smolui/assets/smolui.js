@@ -54,9 +54,18 @@
   // (smolui/handlers/conversations.py), and the date never holds " · ".
   const UNDONE = "This cannot be undone.";
   const DELETE_QUESTION = `Delete this conversation? ${UNDONE}`;
-  const DELETE_ALL_QUESTION = `Delete all your conversations? ${UNDONE}`;
+  // Delete all says how many: the list shows every conversation unless a search narrows it.
+  const deleteAllQuestion = () => {
+    const shown = document.querySelectorAll(".conversation-list label").length;
+    const search = document.querySelector(".conversation-search textarea, .conversation-search input");
+    if (search && search.value.trim()) {
+      return `Delete all your conversations, not only the ${shown} this search found? ${UNDONE}`;
+    }
+    if (shown === 1) return `Delete your only conversation? ${UNDONE}`;
+    return `Delete all ${shown} of your conversations? ${UNDONE}`;
+  };
   const deleteQuestion = (target) => {
-    if (target.closest(".delete-all-button")) return DELETE_ALL_QUESTION;
+    if (target.closest(".delete-all-button")) return deleteAllQuestion();
     if (!target.closest(".conversation-manage .delete-button")) return null;
     const label = document.querySelector(".conversation-list input:checked")?.closest("label");
     const text = label ? label.textContent.trim() : "";

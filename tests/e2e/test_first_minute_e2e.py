@@ -179,7 +179,7 @@ def test_delete_and_delete_all_ask_first(app, open_page):
     page.once("dialog", answer(accept=False))
     delete_all.click()
     wait_for(lambda: len(asked) == 3, "Delete all asks first")
-    assert asked[-1].startswith("Delete all your conversations?")
+    assert asked[-1] == "Delete your only conversation? This cannot be undone."
     expect(page.locator(".conversation-list label")).to_have_count(1)
     page.once("dialog", answer(accept=True))
     delete_all.click()
