@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.harness import ScriptedApp
-from tests.e2e.pages import CHAT, bot, send
+from tests.e2e.pages import CHAT, bot, send, step_title
 from tests.e2e.test_ui_pass import serious_violations
 
 pytestmark = pytest.mark.e2e
@@ -62,6 +62,8 @@ def test_the_pending_code_is_edited_then_run_and_the_edited_result_shows(app, op
     expect(page.locator(PANEL)).to_be_hidden()
     expect(bot(page, "The answer is 42.")).to_have_count(0)
     assert len(app.agents[-1].model.calls) == 1, "the model wrote the step once"
+    # The step's time is its own work; the wait for the person is said apart.
+    expect(step_title(page, "Step 1")).to_contain_text("waiting for approval")
 
 
 def test_a_skipped_action_tells_the_agent_why(app, open_page):

@@ -1,6 +1,7 @@
-"""Approve before it runs, in Chromium, where it is hardest: the app is killed (-9) while an
-action waits and started again, and the page's answer resumes the turn without a second model
-call for that step; two pages of one conversation press Run at once, the action runs once and
+"""Approve before it runs, in Chromium, where it is hardest: the app is killed (-9), or stopped
+as a supervisor stops it (SIGTERM: the waiting action is kept, not stopped), while an action
+waits and started again, and the page's answer resumes the turn without a second model call
+for that step; two pages of one conversation press Run at once, the action runs once and
 the other page is told."""
 
 from __future__ import annotations
@@ -35,8 +36,9 @@ def model_calls(calls: Path) -> int:
     return len(calls.read_text().splitlines()) if calls.exists() else 0
 
 
+@pytest.mark.parametrize("stop", ["kill", "terminate"], ids=["kill -9", "SIGTERM"])
 def test_after_kill_9_and_a_restart_the_waiting_action_is_approved_and_the_turn_ends(
-    tmp_path, processes, new_page
+    tmp_path, processes, new_page, stop
 ):
     data, calls = tmp_path / "data", tmp_path / "calls.jsonl"
     first = AppProcess(data, calls)
@@ -47,7 +49,7 @@ def test_after_kill_9_and_a_restart_the_waiting_action_is_approved_and_the_turn_
     send(page, "What is six times seven?")
     pending_code(page, HELD)
     assert model_calls(calls) == 1
-    first.kill()
+    getattr(first, stop)()
 
     second = AppProcess(data, calls)
     second.port = first.port  # the same address: the page reloads where it was

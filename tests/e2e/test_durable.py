@@ -56,6 +56,12 @@ class AppProcess:
             os.kill(self.process.pid, signal.SIGKILL)
             self.process.wait(timeout=30)
 
+    def terminate(self) -> None:
+        """Stop it as a supervisor does (SIGTERM); it must end on its own, with status 0."""
+        assert self.process is not None and self.process.poll() is None
+        self.process.send_signal(signal.SIGTERM)
+        assert self.process.wait(timeout=120) == 0, "the app ends cleanly on SIGTERM"
+
 
 @pytest.fixture
 def processes():
