@@ -23,6 +23,7 @@ from typing import Any
 
 from smolui.auth import Identity
 from smolui.sessions import is_conversation_id
+from smolui.ui.endpoints import INTERNAL
 
 SWITCH_LABEL = "Ask me before running code or tools"
 REQUIRED_LABEL = "Ask me before running code or tools (required by this server)"
@@ -275,16 +276,18 @@ def wire_approvals(panel: ApprovalPanel | None, chatbot: Any, conversation_id: A
     refresh = (fn["refresh"], [conversation_id, panel.shown, panel.seen],
                [*shows, panel.switch, panel.seen, side])  # fmt: skip
     # A turn's update, an opened conversation, a reload: look for an action waiting.
-    chatbot.change(*refresh, trigger_mode="always_last", **quiet)
-    conversation_id.change(*refresh, **quiet)
+    chatbot.change(*refresh, trigger_mode="always_last", **quiet, api_visibility=INTERNAL)
+    conversation_id.change(*refresh, **quiet, api_visibility=INTERNAL)
     # Queued (without a limit) so their notices ("already answered") can reach the page.
     told = dict(concurrency_limit=None, show_progress="hidden")
     answer_inputs = [conversation_id, panel.shown, panel.editor, panel.reason]
     for action in ("run", "skip", "stop", "always"):
         answered = getattr(panel, action).click(fn[action], answer_inputs, [*shows, side],
-                                                **told)  # fmt: skip
+                                                **told, api_visibility=INTERNAL)  # fmt: skip
         if follow is not None:
-            answered.then(*follow, **told)
-    panel.edit.click(fn["edit"], None, [panel.editor, panel.run], **quiet)
+            answered.then(*follow, **told, api_visibility=INTERNAL)
+    panel.edit.click(fn["edit"], None, [panel.editor, panel.run], **quiet, api_visibility=INTERNAL)
     if panel.switch is not None:
-        panel.switch.input(fn["toggle"], [panel.switch, conversation_id], None, **told)
+        panel.switch.input(
+            fn["toggle"], [panel.switch, conversation_id], None, **told, api_visibility=INTERNAL
+        )

@@ -20,6 +20,7 @@ from smolui.render.chat_window import (
     messages_seen,
     window_start,
 )
+from smolui.ui.endpoints import INTERNAL
 
 Message = dict[str, Any]
 
@@ -140,5 +141,7 @@ class PageWindow:
             refresh: Chains the versions' refresh after an event (their places moved).
         """
         quiet = dict(queue=False, show_progress="hidden")
-        shown = self.button.click(self.show_earlier, self.inputs, self.outputs, **quiet)
-        refresh(shown.then(None, None, None, js=SCROLL_TO_TOP_JS, **quiet))
+        shown = self.button.click(
+            self.show_earlier, self.inputs, self.outputs, **quiet, api_visibility=INTERNAL
+        )
+        refresh(shown.then(None, None, None, js=SCROLL_TO_TOP_JS, **quiet, api_visibility=INTERNAL))

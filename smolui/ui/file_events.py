@@ -10,6 +10,7 @@ from typing import Any
 
 from smolui.handlers.chat import ChatHandlers
 from smolui.render.attachments import attachment_checks
+from smolui.ui.endpoints import INTERNAL
 from smolui.ui.layout import Layout
 
 # Makes an export link for an owner's conversation: (owner, conversation id, "md"|"json");
@@ -77,7 +78,8 @@ def wire_export(ui: Layout, export_link: ExportLink, identify: Callable) -> None
             [link],
             concurrency_limit=None,
             show_progress="hidden",
-        ).then(None, [link], None, js=DOWNLOAD_JS, show_progress="hidden")
+            api_visibility=INTERNAL,
+        ).then(None, [link], None, js=DOWNLOAD_JS, show_progress="hidden", api_visibility=INTERNAL)
 
 
 def wire_attachment_checks(ui: Layout, chat: ChatHandlers) -> None:
@@ -102,7 +104,21 @@ def wire_attachment_checks(ui: Layout, chat: ChatHandlers) -> None:
         files = message.get("files") if isinstance(message, dict) else None
         return attachment_checks(list(files or []), policy)
 
-    ui.textbox.change(None, [ui.textbox], None, js=BOX_FILES_JS, show_progress="hidden")
+    ui.textbox.change(
+        None, [ui.textbox], None, js=BOX_FILES_JS, show_progress="hidden", api_visibility=INTERNAL
+    )
     ui.check_files.click(
-        safe(check), [ui.textbox], [ui.attachment_checks], queue=False, show_progress="hidden"
-    ).then(None, [ui.attachment_checks], None, js=CHECKS_JS, show_progress="hidden")
+        safe(check),
+        [ui.textbox],
+        [ui.attachment_checks],
+        queue=False,
+        show_progress="hidden",
+        api_visibility=INTERNAL,
+    ).then(
+        None,
+        [ui.attachment_checks],
+        None,
+        js=CHECKS_JS,
+        show_progress="hidden",
+        api_visibility=INTERNAL,
+    )

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from smolui.ui.endpoints import INTERNAL
+
 ASSETS = Path(__file__).parent.parent / "assets"
 SAMPLE_DOCUMENT = ASSETS / "greenhouse_report.pdf"
 SAMPLE_DATA = ASSETS / "monthly_sales.csv"
@@ -211,7 +213,14 @@ def _header(
         return header_text(title, lambda: model_line(conversation or None))
 
     header = gr.Markdown(shown(None), elem_classes="smolui-header")
-    panel.change(shown, [conversation_id], [header], queue=False, show_progress="hidden")
+    panel.change(
+        shown,
+        [conversation_id],
+        [header],
+        queue=False,
+        show_progress="hidden",
+        api_visibility=INTERNAL,
+    )
     return header
 
 

@@ -20,6 +20,7 @@ from smolui.render.chat_window import shown_versions
 from smolui.render.messages import PassingNotice
 from smolui.turns.pending import PendingTurn
 from smolui.ui.chat_window import PageWindow
+from smolui.ui.endpoints import INTERNAL
 from smolui.ui.layout import Layout
 
 # Hands the versions of the messages shown to the page script, and its click back.
@@ -157,22 +158,24 @@ def wire_actions(
     retried = retried_turn(run[0], run[1], ui)
     refresh = wire_versions(ui, chat, options, window, after)
     for event, handler in ((ui.chatbot.retry, fn["retry"]), (ui.chatbot.edit, fn["edit"])):
-        acted = event(handler, acting, started, **options)
+        acted = event(handler, acting, started, **options, api_visibility=INTERNAL)
         # An edit or a retry starts a branch: its switcher shows once its turn has saved
         # the new version's first message.
-        ran = acted.then(*panel, queue=False).then(*retried, **turn)
-        refresh(ran.then(*after, queue=False))
-    refresh(
-        ui.chatbot.undo(fn["undo"], acting, [*window.outputs, ui.textbox], **options).then(
-            *after, queue=False
+        ran = acted.then(*panel, queue=False, api_visibility=INTERNAL).then(
+            *retried, **turn, api_visibility=INTERNAL
         )
+        refresh(ran.then(*after, queue=False, api_visibility=INTERNAL))
+    refresh(
+        ui.chatbot.undo(
+            fn["undo"], acting, [*window.outputs, ui.textbox], **options, api_visibility=INTERNAL
+        ).then(*after, queue=False, api_visibility=INTERNAL)
     )
     # The page's script sends trash clicks to Clear (which asks first); this only runs
     # where that script did not, so the server forgets what the page no longer shows.
     clear = safe(lambda conversation_id: window.cut(chat.clear(conversation_id)))
-    ui.chatbot.clear(clear, [ui.conversation_id], window.outputs, queue=False).then(
-        *after, queue=False
-    )
+    ui.chatbot.clear(
+        clear, [ui.conversation_id], window.outputs, queue=False, api_visibility=INTERNAL
+    ).then(*after, queue=False, api_visibility=INTERNAL)
     window.wire(refresh)
 
 
@@ -258,8 +261,8 @@ def wire_versions(
     def refresh(event: Any) -> Any:
         # A hidden component has no change event in the page: the script is handed the
         # versions by a step of its own.
-        return event.then(safe(listed), listing, [versions], **quiet).then(
-            None, [versions], None, js=SHOW_VERSIONS_JS, **quiet
+        return event.then(safe(listed), listing, [versions], **quiet, api_visibility=INTERNAL).then(
+            None, [versions], None, js=SHOW_VERSIONS_JS, **quiet, api_visibility=INTERNAL
         )
 
     switched = switch_button.click(
@@ -268,14 +271,20 @@ def wire_versions(
         window.outputs,
         js=REQUEST_JS,
         **options,
+        api_visibility=INTERNAL,
     )
     if after is None:
         refresh(switched)
     else:
         refresh(
-            switched.then(unless_running(chat, after[0], len(after[2])), *after[1:], queue=False)
+            switched.then(
+                unless_running(chat, after[0], len(after[2])),
+                *after[1:],
+                queue=False,
+                api_visibility=INTERNAL,
+            )
         )
-    list_button.click(safe(listed), listing, [versions], **quiet).then(
-        None, [versions], None, js=SHOW_VERSIONS_JS, **quiet
+    list_button.click(safe(listed), listing, [versions], **quiet, api_visibility=INTERNAL).then(
+        None, [versions], None, js=SHOW_VERSIONS_JS, **quiet, api_visibility=INTERNAL
     )
     return refresh

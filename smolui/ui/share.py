@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from smolui.auth import Identity, SignIn, with_identity
+from smolui.ui.endpoints import INTERNAL
 
 # Shows the link as a whole address (the server makes a path; the page knows its origin).
 ABSOLUTE_JS = "(path) => path ? new URL(path, window.location.href).href : path"
@@ -169,17 +170,24 @@ def wire_share(
     inputs = [store, conversation_id]
     # Queued (without a limit) so their notices reach the page.
     options = dict(concurrency_limit=None, show_progress="hidden")
-    panel.share.click(safe(share), [*inputs, panel.include_uploads], outputs, **options).then(
-        None, [panel.link], [panel.link], js=ABSOLUTE_JS, show_progress="hidden"
+    panel.share.click(
+        safe(share), [*inputs, panel.include_uploads], outputs, **options, api_visibility=INTERNAL
+    ).then(
+        None,
+        [panel.link],
+        [panel.link],
+        js=ABSOLUTE_JS,
+        show_progress="hidden",
+        api_visibility=INTERNAL,
     )
-    panel.stop.click(safe(stop), inputs, outputs, **options)
+    panel.stop.click(safe(stop), inputs, outputs, **options, api_visibility=INTERNAL)
     # The list's value is the conversation shown: it changes when the page loads one, a new
     # chat starts or the visitor picks another, and not while a turn streams. (A `gr.State`'s
     # change event does not follow the unqueued events that set it in gradio 6.31.) Its raw
     # value: a new chat's id is not among the list's choices yet, which the Radio refuses.
     conversation_list.change(
         safe(shown), [store, conversation_list], outputs,
-        queue=False, preprocess=False, show_progress="hidden",
+        queue=False, preprocess=False, show_progress="hidden", api_visibility=INTERNAL,
     )  # fmt: skip
 
 

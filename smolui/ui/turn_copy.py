@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from smolui.render.export import turn_markdown, turn_messages
+from smolui.ui.endpoints import INTERNAL
 from smolui.ui.layout import Layout
 
 # The turn the page script asks for (`window.smoluiTurnAsked`, set by assets/copy.js before
@@ -68,4 +69,5 @@ def wire_turn_copy(ui: Layout, safe: Callable[[Callable], Callable]) -> None:
         js=ASK_JS,
         queue=False,
         show_progress="hidden",
-    ).then(None, [markdown], None, js=COPY_JS, show_progress="hidden")
+        api_visibility=INTERNAL,
+    ).then(None, [markdown], None, js=COPY_JS, show_progress="hidden", api_visibility=INTERNAL)

@@ -23,6 +23,7 @@ from smolui.ui.chat_window import PageWindow
 from smolui.ui.controls import retry_adapter, stop_adapter, stop_button
 from smolui.ui.conversation_events import conversation_adapters, page_of
 from smolui.ui.conversation_events import no_match as no_match
+from smolui.ui.endpoints import INTERNAL, PUBLIC
 from smolui.ui.examples import wire_examples
 from smolui.ui.file_events import wire_attachment_checks, wire_export
 from smolui.ui.layout import Layout
@@ -281,20 +282,30 @@ def wire(
     # still answers with the chat alone); the list names it then.
     begun = gr.State(None)
     sent_outputs = [ui.chatbot, ui.conversation_id, begun]
-    begun.change(fn["listed"], [begun, ui.store], [ui.conversations], **at_once)
+    begun.change(
+        fn["listed"], [begun, ui.store], [ui.conversations], **at_once, api_visibility=INTERNAL
+    )
 
-    def send(trigger: Callable, echo: Callable, message: Any) -> None:
+    def send(trigger: Callable, echo: Callable, message: Any, api: str = INTERNAL) -> None:
         # The one way a message goes out (typed, or an example clicked): shown at once, its
         # turn in the queue, then the list and the controls. An echo that fails (an example
         # clicked while a turn runs) starts no turn and leaves the controls as they are.
-        # The typed message's turn, wired first, is the API's `/run` (after `/echo`).
+        # The typed message's is the API's `/echo` and `/run` (`smolui.ui.endpoints`).
+        shown = (echo, [message, *window.inputs, ui.conversation_id], echoed)
         (
-            trigger(echo, [message, *window.inputs, ui.conversation_id], echoed, **at_once)
-            .success(fn["send_run"], sent_inputs, sent_outputs, api_name="run", **turn)
-            .then(*after, queue=False)
+            trigger(*shown, **at_once, api_visibility=api)
+            .success(
+                fn["send_run"],
+                sent_inputs,
+                sent_outputs,
+                api_name="run",
+                **turn,
+                api_visibility=api,
+            )
+            .then(*after, queue=False, api_visibility=INTERNAL)
         )
 
-    send(ui.textbox.submit, fn["echo"], ui.textbox)
+    send(ui.textbox.submit, fn["echo"], ui.textbox, PUBLIC)
     # Queued (without a limit) so its "nothing to retry" notice can reach the page.
     (
         ui.retry.click(
@@ -303,22 +314,37 @@ def wire(
             [*window.outputs, ui.pending, ui.textbox, ui.stop],
             concurrency_limit=None,
             show_progress="hidden",
+            api_visibility=INTERNAL,
         )
-        .then(fn["panel"], [ui.conversation_id, ui.pending], [ui.panel], queue=False)
-        .then(*retried_turn(fn["run"], run_inputs, ui), **turn)
-        .then(*after, queue=False)
+        .then(
+            fn["panel"],
+            [ui.conversation_id, ui.pending],
+            [ui.panel],
+            queue=False,
+            api_visibility=INTERNAL,
+        )
+        .then(*retried_turn(fn["run"], run_inputs, ui), **turn, api_visibility=INTERNAL)
+        .then(*after, queue=False, api_visibility=INTERNAL)
     )
-    ui.stop.click(fn["stop"], [ui.conversation_id], None, queue=False)
+    ui.stop.click(fn["stop"], [ui.conversation_id], None, queue=False, api_visibility=INTERNAL)
     # Clear asks first in the page's script (smolui/assets/smolui.js), before gradio sees it.
-    ui.clear.click(fn["clear"], [ui.conversation_id], window.outputs, queue=False).then(
-        *after, queue=False
-    )
+    ui.clear.click(
+        fn["clear"], [ui.conversation_id], window.outputs, queue=False, api_visibility=INTERNAL
+    ).then(*after, queue=False, api_visibility=INTERNAL)
     run = (fn["run"], run_inputs, [ui.chatbot, ui.conversation_id])
     wire_actions(ui, chat, run, after, turn, window)  # the chat's retry, undo, edit, trash
-    ui.new_chat.click(fn["new_chat"], [ui.store, ui.model], switched, queue=False)
+    ui.new_chat.click(
+        fn["new_chat"], [ui.store, ui.model], switched, queue=False, api_visibility=INTERNAL
+    )
     # Queued (without a limit) so its "keeps its model" notice can reach the page.
     pick = dict(concurrency_limit=None, show_progress="hidden")
-    ui.model.input(fn["pick_model"], [ui.model, ui.conversation_id, ui.store], [ui.panel], **pick)
+    ui.model.input(
+        fn["pick_model"],
+        [ui.model, ui.conversation_id, ui.store],
+        [ui.panel],
+        **pick,
+        api_visibility=INTERNAL,
+    )
     # A page that opens a conversation while its turn runs (reload, second tab) follows the turn.
     follow_outputs = [ui.chatbot, ui.textbox, ui.stop, ui.panel]
     follow = (fn["follow"], [ui.conversation_id, ui.earlier], follow_outputs)
@@ -328,7 +354,8 @@ def wire(
         [ui.conversations, ui.conversation_id, ui.store, ui.search],
         switched,
         queue=False,
-    ).then(*follow, **follow_options)
+        api_visibility=INTERNAL,
+    ).then(*follow, **follow_options, api_visibility=INTERNAL)
     _wire_manage(ui, fn, switched)
     wire_approvals(ui.approval, ui.chatbot, ui.conversation_id, chat.config.approvals, safe,
                    ui.panel, chat.side_panel, _identifier(sign_in), follow)  # fmt: skip
@@ -337,9 +364,11 @@ def wire(
     wire_attachment_checks(ui, chat)
     wire_turn_copy(ui, safe)  # each answer's "Copy turn as Markdown"
     wire_examples(ui, send, fn["echo"], chat.registry.get)
-    loaded = ui.demo.load(fn["load"], [ui.store], [*opened, ui.textbox], queue=False)
-    loaded.then(*follow, **follow_options)
-    ui.demo.unload(fn["unload"])
+    loaded = ui.demo.load(
+        fn["load"], [ui.store], [*opened, ui.textbox], queue=False, api_visibility=INTERNAL
+    )
+    loaded.then(*follow, **follow_options, api_visibility=INTERNAL)
+    ui.demo.unload(fn["unload"])  # no endpoint: gradio runs it on its own
     if usage is not None:
         _wire_usage(usage, _identifier(sign_in))
 
@@ -362,9 +391,21 @@ def _wire_manage(ui: Layout, fn: dict[str, Callable], opened: list) -> None:
     """Search, rename, delete and delete-all of the conversation list (`opened`: what
     opening another conversation updates)."""
     listed = [ui.store, ui.conversations]
-    ui.search.change(fn["search"], [ui.search, ui.conversation_id, ui.store], listed, queue=False)
-    ui.rename.click(
-        fn["rename"], [ui.title, ui.conversation_id, ui.store], [*listed, ui.title], queue=False
+    ui.search.change(
+        fn["search"],
+        [ui.search, ui.conversation_id, ui.store],
+        listed,
+        queue=False,
+        api_visibility=INTERNAL,
     )
-    ui.delete.click(fn["delete"], [ui.conversation_id, ui.store], opened, queue=False)
-    ui.delete_all.click(fn["delete_all"], [ui.store], opened, queue=False)
+    ui.rename.click(
+        fn["rename"],
+        [ui.title, ui.conversation_id, ui.store],
+        [*listed, ui.title],
+        queue=False,
+        api_visibility=INTERNAL,
+    )
+    ui.delete.click(
+        fn["delete"], [ui.conversation_id, ui.store], opened, queue=False, api_visibility=INTERNAL
+    )
+    ui.delete_all.click(fn["delete_all"], [ui.store], opened, queue=False, api_visibility=INTERNAL)

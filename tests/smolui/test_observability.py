@@ -88,6 +88,20 @@ def test_health_and_readiness_answer_next_to_the_page(app):
     assert page.status_code == 200 and "<html" in page.text.lower()
 
 
+def test_the_page_describes_only_the_events_a_script_calls(app):
+    """Gradio writes the description of every public event into each page it serves: the
+    page's ~70 internal events made ~340 KB of it (`smolui.ui.endpoints`)."""
+    import json
+    import re
+
+    _, base = app
+    page = httpx.get(base, timeout=10).text
+    described = re.search(r"window\.gradio_api_info = (\{.*?\});</script>", page, re.S)
+    assert described, "gradio no longer writes its API description into the page"
+    named = set(json.loads(described.group(1))["named_endpoints"])
+    assert named == {"/echo", "/run", "/usage"}, "a typed message's two, the admins' report"
+
+
 def test_a_turn_moves_the_counts_and_is_traced_with_its_conversation(app, receiver):
     from gradio_client import Client
 
