@@ -273,6 +273,17 @@
     rove(next);
     next.focus();
   }, true);
+  // gradio's dropdown (an interactive one: the "Model for new chats" picker) keeps its list
+  // of options open once the focus has left it by Tab, covering the controls below. Escape,
+  // as a person would press it, closes the list; the focus stays where it went.
+  document.addEventListener("focusout", (event) => {
+    const left = event.target;
+    if (!left.matches || !left.matches('input[role="combobox"]')) return;
+    setTimeout(() => {
+      if (document.activeElement === left) return;  // back in it (an option was picked)
+      left.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
+    }, 0);
+  }, true);
   const start = () => {
     skipLink();
     findStatus();

@@ -75,3 +75,19 @@ def test_a_second_model_picked_for_a_new_chat_answers(picker_app, open_page):
     page.locator(".conversation-list label").last.click()  # the first chat (newest first)
     expect(bot(page, "Alpha answers.")).to_be_visible()
     expect(page.locator(".model-picker input")).to_have_value(re.compile(r"\(default\)$"))
+
+
+def test_the_pickers_list_closes_when_the_keyboard_leaves_it(picker_app, open_page):
+    url, beta = picker_app
+    page = open_page(url)
+    picker = page.get_by_role("combobox", name="Model for new chats")
+    shown = page.locator(".model-picker .option-list")  # the list a person sees
+    picker.focus()
+    expect(shown).to_be_visible()  # gradio opens the list when the picker takes focus
+    page.keyboard.press("Tab")
+    expect(picker).not_to_be_focused()
+    expect(shown).to_have_count(0)  # it stayed open, covering the search box under it
+    picker.click()
+    page.get_by_role("option", name=beta).click()  # a pick still works, and closes it
+    expect(picker).to_have_value(beta)
+    expect(shown).to_have_count(0)
