@@ -71,8 +71,10 @@
     if (shown.textContent !== text) shown.textContent = text;
     const reason = check && check.refused;
     const why = reason ? "Will be refused: " + reason : "";
-    // The tooltip gives the whole of it: the name where it is cut short, and the reason. It
-    // is also the chip's description for a screen reader (gradio names each "File thumbnail").
+    // The chip's name for a screen reader is its caption (gradio names each "File
+    // thumbnail"); the tooltip gives the whole of it, the name where it is cut short and the
+    // reason, which a screen reader reads as the chip's description.
+    if (chip.getAttribute("aria-label") !== text) chip.setAttribute("aria-label", text);
     const whole = why ? text + ". " + why : text;
     if (chip.title !== whole) chip.title = whole;
     chip.classList.toggle("smolui-refused", Boolean(reason));

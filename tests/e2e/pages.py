@@ -18,7 +18,7 @@ def send(page: Any, text: str, files: list[str] | None = None) -> None:
     expect(box).to_be_enabled(timeout=120_000)
     if files:
         page.locator("#message input[type=file]").set_input_files(files)
-        expect(page.locator('#message [aria-label="File thumbnail"]')).to_have_count(len(files))
+        expect(page.locator("#message .thumbnail-wrapper")).to_have_count(len(files))
     box.fill(text)
     box.press("Enter")
 

@@ -73,7 +73,7 @@ def test_clicking_an_example_sends_it_and_the_answer_comes(app, open_page):
     expect(bot(page, "Attached monthly_sales.csv")).to_be_visible()
     expect(bot(page, "Best month: October.")).to_be_visible()
     wait_turn_done(page)
-    expect(page.locator('#message [aria-label="File thumbnail"]')).to_have_count(0)
+    expect(page.locator("#message .thumbnail-wrapper")).to_have_count(0)
 
 
 def test_an_example_is_not_sent_again_while_its_turn_runs(app, open_page):
@@ -287,4 +287,4 @@ def test_a_file_over_the_limit_is_refused_with_the_apps_limit(app, open_page, tm
     page.locator("#message input[type=file]").set_input_files([str(big)])
     toast = page.locator('[data-testid="toast-text"]', has_text="big.txt")
     expect(toast).to_contain_text(f"maximum allowed size of {limit_mb:g} MB")
-    expect(page.locator('#message [aria-label="File thumbnail"]')).to_have_count(0)
+    expect(page.locator("#message .thumbnail-wrapper")).to_have_count(0)

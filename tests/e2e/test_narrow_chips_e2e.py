@@ -74,7 +74,9 @@ def test_a_refused_chips_reason_wraps_inside_a_phone_screen(app, open_page, refu
         assert_readable(chips.nth(index), reason)
         whole = f"Will be refused: {reason}"
         assert whole in (chips.nth(index).get_attribute("title") or ""), "the tooltip"
-    # A screen reader reads the chip's description: the file and why it will be refused.
+    # A screen reader names the chip by its caption (not gradio's "File thumbnail") and
+    # reads its description: the file and why it will be refused.
+    expect(chips.nth(0)).to_have_accessible_name("quarterly_report.pdf · PDF · 300 bytes")
     expect(chips.nth(0)).to_have_accessible_description(
         f"quarterly_report.pdf · PDF · 300 bytes. Will be refused: {PROGRAM}"
     )

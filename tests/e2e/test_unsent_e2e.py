@@ -42,7 +42,7 @@ def test_a_message_whose_turn_never_started_is_back_in_the_box_after_a_reload(
     box = page.locator(MESSAGE_BOX)
     expect(box).to_have_value("Summarise my notes, please.", timeout=60_000)
     expect(box).to_be_enabled()
-    expect(page.locator('#message [aria-label="File thumbnail"]')).to_have_count(1)
+    expect(page.locator("#message .thumbnail-wrapper")).to_have_count(1)
     expect(user).to_have_count(0)
     box.press("Enter")
     expect(bot(page, "Got it once.")).to_be_visible()
