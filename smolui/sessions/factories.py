@@ -37,11 +37,15 @@ class AgentLender(ABC):
         """
 
 
-def adapt_factory(factory: Callable[..., MultiStepAgent]) -> Callable[[Path], MultiStepAgent]:
+def adapt_factory(factory: Callable[..., MultiStepAgent]) -> Callable[..., MultiStepAgent]:
     """Call `factory(upload_dir)` if it takes an argument, else `factory()`.
 
     Args:
         factory: The factory the registry was given.
+
+    Returns:
+        A callable taking the upload folder and, when the conversation picked one, its
+        model spec (`factory(upload_dir, model)`; a factory taking nothing gets neither).
     """
     positional = (
         inspect.Parameter.POSITIONAL_ONLY,
