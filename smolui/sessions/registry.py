@@ -269,8 +269,9 @@ class SessionRegistry:
             closed (their store may still say "running").
         """
         self._stop_sweeper.set()
-        waiting = {s.id for s in self.sessions() if s.busy and held is not None and held(s.id)}
-        running = [s for s in self.sessions() if s.id not in waiting]
+        current = self.sessions()
+        waiting = {s.id for s in current if s.busy and held is not None and held(s.id)}
+        running = [s for s in current if s.id not in waiting]
         unfinished = stop_turns(running, wait_s)  # before anything closes
         with self._lock:
             sessions = list(self._sessions.values())
