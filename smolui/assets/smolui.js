@@ -13,6 +13,27 @@
     const toggle = sidebar && sidebar.querySelector(".toggle-button");
     if (toggle) { toggle.click(); folded = true; }
   };
+  // An empty box (no text, no file) sends nothing, without asking the server: gradio takes
+  // no other message while that empty one's answer is on its way, so a message typed and
+  // sent just after it (on a slow server) was silently dropped.
+  const MESSAGE = "#message textarea";
+  const emptyBox = () => {
+    const box = document.querySelector(MESSAGE);
+    return Boolean(box) && !box.value.trim()
+      && !document.querySelector("#message .thumbnail-wrapper");
+  };
+  const refuse = (event) => {
+    event.preventDefault();
+    event.stopImmediatePropagation();
+  };
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" || event.shiftKey || event.isComposing) return;
+    if (event.target.matches && event.target.matches(MESSAGE) && emptyBox()) refuse(event);
+  }, true);
+  document.addEventListener("click", (event) => {
+    const target = event.target.closest ? event.target : event.target.parentElement;
+    if (target && target.closest("#message .submit-button") && emptyBox()) refuse(event);
+  }, true);
   let foldPending = false;
   // On a narrow screen the open sidebar covers the chat: a conversation picked there, or a
   // new one, is shown by folding it. Only a pointer's click (detail > 0): arrow keys walk the
