@@ -19,6 +19,7 @@ from smolui.handlers.conversations import ConversationHandlers
 from smolui.render.chat_window import CHAT_WINDOW
 from smolui.turns.pending import PendingTurn
 from smolui.ui.approvals import wire_approvals
+from smolui.ui.box_hold import hold_box, release_on_failure
 from smolui.ui.chat_window import PageWindow
 from smolui.ui.controls import retry_adapter, stop_adapter, stop_button
 from smolui.ui.conversation_events import conversation_adapters, page_of
@@ -333,9 +334,11 @@ def wire(
     ).then(*after, queue=False, api_visibility=INTERNAL)
     run = (fn["run"], run_inputs, [ui.chatbot, ui.conversation_id])
     wire_actions(ui, chat, run, after, turn, window)  # the chat's retry, undo, edit, trash
-    ui.new_chat.click(
+    hold_box(ui.new_chat.click, ui.textbox)
+    opening = ui.new_chat.click(
         fn["new_chat"], [ui.store, ui.model], switched, queue=False, api_visibility=INTERNAL
     )
+    release_on_failure(opening, ui.textbox)
     # Queued (without a limit) so its "keeps its model" notice can reach the page.
     pick = dict(concurrency_limit=None, show_progress="hidden")
     ui.model.input(
@@ -349,13 +352,16 @@ def wire(
     follow_outputs = [ui.chatbot, ui.textbox, ui.stop, ui.panel]
     follow = (fn["follow"], [ui.conversation_id, ui.earlier], follow_outputs)
     follow_options = dict(concurrency_limit=None, show_progress="hidden")
-    ui.conversations.input(
+    hold_box(ui.conversations.input, ui.textbox)
+    opening = ui.conversations.input(
         fn["switch"],
         [ui.conversations, ui.conversation_id, ui.store, ui.search],
         switched,
         queue=False,
         api_visibility=INTERNAL,
-    ).then(*follow, **follow_options, api_visibility=INTERNAL)
+    )
+    release_on_failure(opening, ui.textbox)
+    opening.then(*follow, **follow_options, api_visibility=INTERNAL)
     _wire_manage(ui, fn, switched)
     wire_approvals(ui.approval, ui.chatbot, ui.conversation_id, chat.config.approvals, safe,
                    ui.panel, chat.side_panel, _identifier(sign_in), follow)  # fmt: skip
@@ -405,7 +411,10 @@ def _wire_manage(ui: Layout, fn: dict[str, Callable], opened: list) -> None:
         queue=False,
         api_visibility=INTERNAL,
     )
-    ui.delete.click(
-        fn["delete"], [ui.conversation_id, ui.store], opened, queue=False, api_visibility=INTERNAL
-    )
-    ui.delete_all.click(fn["delete_all"], [ui.store], opened, queue=False, api_visibility=INTERNAL)
+    for button, name, inputs in (
+        (ui.delete, "delete", [ui.conversation_id, ui.store]),
+        (ui.delete_all, "delete_all", [ui.store]),
+    ):
+        hold_box(button.click, ui.textbox)
+        opening = button.click(fn[name], inputs, opened, queue=False, api_visibility=INTERNAL)
+        release_on_failure(opening, ui.textbox)
