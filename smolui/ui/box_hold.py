@@ -17,22 +17,24 @@ _HOLD = "() => ({__type__: 'update', interactive: false})"
 _RELEASE = "() => ({__type__: 'update', interactive: true})"
 
 
-def hold_box(trigger: Any, textbox: Any) -> None:
-    """Make the message box read-only, in the browser, as soon as `trigger` fires.
+def opening(trigger: Any, textbox: Any, *args: Any, **kwargs: Any) -> Any:
+    """Wire an event that opens another conversation, holding the message box meanwhile.
+
+    The box is made read-only in the browser as soon as `trigger` fires (an event of its own,
+    wired first); `trigger(*args, **kwargs)` is the opening itself, whose answer sets the box;
+    when it fails, the box is given back.
 
     Args:
-        trigger: The event listener of a control that opens another conversation
-            (`button.click`, `radio.input`); wire this before the opening itself.
+        trigger: The event listener of the control (`button.click`, `radio.input`).
         textbox: The message box.
+        *args: The opening's handler, inputs and outputs, as `trigger` takes them.
+        **kwargs: The opening's options, as `trigger` takes them.
+
+    Returns:
+        The opening's dependency (for a `.then`).
     """
-    trigger(None, None, [textbox], js=_HOLD, queue=False, show_progress="hidden")
-
-
-def release_on_failure(event: Any, textbox: Any) -> None:
-    """Give the message box back when the opening `event` fails (nothing else opened).
-
-    Args:
-        event: The dependency the opening's listener returned.
-        textbox: The message box.
-    """
-    event.failure(None, None, [textbox], js=_RELEASE, queue=False, show_progress="hidden")
+    in_browser = dict(queue=False, show_progress="hidden")
+    trigger(None, None, [textbox], js=_HOLD, **in_browser)
+    opened = trigger(*args, **kwargs)
+    opened.failure(None, None, [textbox], js=_RELEASE, **in_browser)
+    return opened

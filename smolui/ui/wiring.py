@@ -19,7 +19,7 @@ from smolui.handlers.conversations import ConversationHandlers
 from smolui.render.chat_window import CHAT_WINDOW
 from smolui.turns.pending import PendingTurn
 from smolui.ui.approvals import wire_approvals
-from smolui.ui.box_hold import hold_box, release_on_failure
+from smolui.ui.box_hold import opening
 from smolui.ui.chat_window import PageWindow
 from smolui.ui.controls import retry_adapter, stop_adapter, stop_button
 from smolui.ui.conversation_events import conversation_adapters, page_of
@@ -334,11 +334,15 @@ def wire(
     ).then(*after, queue=False, api_visibility=INTERNAL)
     run = (fn["run"], run_inputs, [ui.chatbot, ui.conversation_id])
     wire_actions(ui, chat, run, after, turn, window)  # the chat's retry, undo, edit, trash
-    hold_box(ui.new_chat.click, ui.textbox)
-    opening = ui.new_chat.click(
-        fn["new_chat"], [ui.store, ui.model], switched, queue=False, api_visibility=INTERNAL
+    opening(
+        ui.new_chat.click,
+        ui.textbox,
+        fn["new_chat"],
+        [ui.store, ui.model],
+        switched,
+        queue=False,
+        api_visibility=INTERNAL,
     )
-    release_on_failure(opening, ui.textbox)
     # Queued (without a limit) so its "keeps its model" notice can reach the page.
     pick = dict(concurrency_limit=None, show_progress="hidden")
     ui.model.input(
@@ -352,16 +356,15 @@ def wire(
     follow_outputs = [ui.chatbot, ui.textbox, ui.stop, ui.panel]
     follow = (fn["follow"], [ui.conversation_id, ui.earlier], follow_outputs)
     follow_options = dict(concurrency_limit=None, show_progress="hidden")
-    hold_box(ui.conversations.input, ui.textbox)
-    opening = ui.conversations.input(
+    opening(
+        ui.conversations.input,
+        ui.textbox,
         fn["switch"],
         [ui.conversations, ui.conversation_id, ui.store, ui.search],
         switched,
         queue=False,
         api_visibility=INTERNAL,
-    )
-    release_on_failure(opening, ui.textbox)
-    opening.then(*follow, **follow_options, api_visibility=INTERNAL)
+    ).then(*follow, **follow_options, api_visibility=INTERNAL)
     _wire_manage(ui, fn, switched)
     wire_approvals(ui.approval, ui.chatbot, ui.conversation_id, chat.config.approvals, safe,
                    ui.panel, chat.side_panel, _identifier(sign_in), follow)  # fmt: skip
@@ -415,6 +418,6 @@ def _wire_manage(ui: Layout, fn: dict[str, Callable], opened: list) -> None:
         (ui.delete, "delete", [ui.conversation_id, ui.store]),
         (ui.delete_all, "delete_all", [ui.store]),
     ):
-        hold_box(button.click, ui.textbox)
-        opening = button.click(fn[name], inputs, opened, queue=False, api_visibility=INTERNAL)
-        release_on_failure(opening, ui.textbox)
+        opening(
+            button.click, ui.textbox, fn[name], inputs, opened, queue=False, api_visibility=INTERNAL
+        )
