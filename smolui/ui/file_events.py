@@ -11,6 +11,7 @@ from typing import Any
 from smolui.handlers.chat import ChatHandlers
 from smolui.render.attachments import attachment_checks
 from smolui.ui.endpoints import INTERNAL
+from smolui.ui.failures import safe
 from smolui.ui.layout import Layout
 
 # Makes an export link for an owner's conversation: (owner, conversation id, "md"|"json");
@@ -48,7 +49,6 @@ def wire_export(ui: Layout, export_link: ExportLink, identify: Callable) -> None
     from smolui.auth import with_identity
     from smolui.handlers.conversations import owner_of
     from smolui.sessions import is_conversation_id
-    from smolui.ui.wiring import safe  # wiring imports this module
 
     link = gr.JSON(None, visible=False)
     for button, fmt in ((ui.export_md, "md"), (ui.export_json, "json")):
@@ -94,7 +94,6 @@ def wire_attachment_checks(ui: Layout, chat: ChatHandlers) -> None:
             no checks).
         chat: The page's handlers (their upload policy).
     """
-    from smolui.ui.wiring import safe  # wiring imports this module
 
     if ui.attachment_checks is None or ui.check_files is None:
         return

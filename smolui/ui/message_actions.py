@@ -21,6 +21,7 @@ from smolui.render.messages import PassingNotice
 from smolui.turns.pending import PendingTurn
 from smolui.ui.chat_window import PageWindow
 from smolui.ui.endpoints import INTERNAL
+from smolui.ui.failures import safe
 from smolui.ui.layout import Layout
 
 # Hands the versions of the messages shown to the page script, and its click back.
@@ -146,8 +147,6 @@ def wire_actions(
         turn: The queued turn's event options (concurrency limit and id).
         window: Cuts the chat the page is sent.
     """
-    from smolui.ui.wiring import safe
-
     ui = layout
     fn = {name: safe(handler) for name, handler in action_adapters(chat, window).items()}
     acting = [*window.inputs, ui.conversation_id]
@@ -224,8 +223,6 @@ def wire_versions(
             after a switch too (the conversation's title may follow the branch shown).
     """
     import gradio as gr
-
-    from smolui.ui.wiring import safe
 
     actions = MessageActions(chat)
     versions = gr.JSON(None, visible=False)

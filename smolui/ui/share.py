@@ -12,6 +12,7 @@ from typing import Any
 
 from smolui.auth import Identity, SignIn, with_identity
 from smolui.ui.endpoints import INTERNAL
+from smolui.ui.failures import safe
 
 # Shows the link as a whole address (the server makes a path; the page knows its origin).
 ABSOLUTE_JS = "(path) => path ? new URL(path, window.location.href).href : path"
@@ -152,7 +153,7 @@ def wire_share(
         conversation_id: The page's conversation id (`gr.State`).
         conversation_list: The list of conversations (`gr.Radio`, its value the id shown).
         actions: What the controls do.
-        safe: Turns a handler's failure into a readable notice (`smolui.ui.wiring.safe`).
+        safe: Turns a handler's failure into a readable notice (`smolui.ui.failures.safe`).
     """
     import gradio as gr
 
@@ -199,7 +200,6 @@ def share_events(layout: Any, links: Any, sign_in: SignIn | None = None) -> None
         links: The app's `ShareLinks`.
         sign_in: Who a request comes from.
     """
-    from smolui.ui.wiring import safe  # wiring imports the handlers this module needs too
 
     if layout.share is None:
         return

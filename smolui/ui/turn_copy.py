@@ -54,7 +54,7 @@ def wire_turn_copy(ui: Layout, safe: Callable[[Callable], Callable]) -> None:
 
     Args:
         ui: The page's components.
-        safe: Turns a handler's failure into a readable toast (`smolui.ui.wiring.safe`).
+        safe: Turns a handler's failure into a readable toast (`smolui.ui.failures.safe`).
     """
     import gradio as gr
 
