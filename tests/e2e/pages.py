@@ -62,19 +62,25 @@ def wait_turn_done(page: Any, turns: int = 1) -> None:
     expect(page.locator(MESSAGE_BOX)).to_be_enabled()
 
 
+# How Chromium refuses a reload pressed while the page reloads itself.
+OWN_RELOAD = ("ERR_ABORTED", "Not attached to an active page")
+
+
 def reload_after_restart(page: Any) -> None:
     """Reload a page whose server was killed and started again, as a person presses F5.
 
     gradio's page, once it lost its server, looks for it every 2 s and reloads itself when it
     is back; a reload pressed at that moment is aborted by the browser in favour of the
-    page's own (`net::ERR_ABORTED`). Either way the page loads anew from the new server.
+    page's own (`net::ERR_ABORTED`), or finds the page between its old document and its new
+    one (`Not attached to an active page`). Either way the page loads anew from the new
+    server.
     """
     from playwright.sync_api import Error
 
     try:
         page.reload()
     except Error as error:
-        if "ERR_ABORTED" not in str(error):
+        if not any(sign in str(error) for sign in OWN_RELOAD):
             raise
         page.wait_for_load_state("load")  # the page's own reload, under way
 
